@@ -1,0 +1,8 @@
+"""Run envguard as ``python -m envguard``."""
+
+from __future__ import annotations
+
+from envguard.cli import main
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

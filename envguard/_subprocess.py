@@ -1,0 +1,116 @@
+"""The only place envguard spawns processes: a runner with a mandatory timeout."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+logger = logging.getLogger(__name__)
+
+#: Exit status recorded when a command did not finish within its timeout.
+TIMEOUT_STATUS = -9
+#: Exit status recorded when the executable could not be started at all.
+NOT_FOUND_STATUS = 127
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What a finished (or abandoned) command left behind."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+    #: Set when the command could not be started (not found, not executable).
+    start_error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the command ran to completion with exit status 0."""
+        return self.returncode == 0 and not self.timed_out and self.start_error is None
+
+    def describe_failure(self) -> str:
+        """One line saying why the command did not succeed."""
+        name = self.argv[0] if self.argv else "?"
+        if self.start_error is not None:
+            return f"{name}: {self.start_error}"
+        if self.timed_out:
+            return f"{name} did not finish within {self.duration_s:.1f}s (killed)"
+        detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        tail = detail[-1] if detail else "no output"
+        return f"{name} exited with status {self.returncode}: {tail}"
+
+
+class CommandRunner(Protocol):
+    """Runs a command to completion or until the timeout, never raising for command failures."""
+
+    def __call__(
+        self,
+        argv: tuple[str, ...],
+        *,
+        timeout: float,
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        stdin: str | None = None,
+    ) -> CommandResult: ...
+
+
+def run(
+    argv: tuple[str, ...],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stdin: str | None = None,
+) -> CommandResult:
+    """Run ``argv`` with a hard timeout; a hung child (and its process group) is killed.
+
+    :raises ValueError: if ``argv`` is empty or the timeout is not positive.
+    """
+    if not argv:
+        raise ValueError("empty command")
+    if timeout <= 0:
+        raise ValueError("timeout must be positive")
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(  # noqa: S603 # reason: argv is a tuple, never a shell string
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,
+        )
+    except OSError as exc:
+        logger.debug("could not start %s: %s", argv, exc)
+        reason = "not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
+        return CommandResult(argv, NOT_FOUND_STATUS, "", "", time.monotonic() - start, start_error=reason)
+    try:
+        out, err = proc.communicate(input=stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        duration = time.monotonic() - start
+        logger.debug("%s timed out after %.1fs", argv, duration)
+        return CommandResult(argv, TIMEOUT_STATUS, out or "", err or "", duration, timed_out=True)
+    duration = time.monotonic() - start
+    logger.debug("ran %s in %.3fs: exit %s", argv, duration, proc.returncode)
+    return CommandResult(argv, proc.returncode, out, err, duration)
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Kill the child's whole process group, so grandchildren cannot keep pipes open."""
+    try:
+        os.killpg(proc.pid, 9)
+    except (ProcessLookupError, PermissionError):  # pragma: no cover - raced with exit
+        proc.kill()

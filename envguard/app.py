@@ -1,0 +1,147 @@
+"""Use cases (check, snapshot): wire probes, rules and matrices together; return results, never print."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from envguard.errors import InputError, SnapshotError, TargetPythonError
+from envguard.findings import Report
+from envguard.matrix import Matrices, load_matrices
+from envguard.probes import ProbeContext, collect_snapshot
+from envguard.rules import run_rules
+from envguard.snapshot import Snapshot
+
+#: Largest snapshot file envguard reads (a real one is tens of kB).
+MAX_SNAPSHOT_BYTES = 32 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeOptions:
+    """What the user asked the probes to do."""
+
+    target_python: str
+    deep: bool = False
+    timeout_s: float = 10.0
+
+
+def resolve_python(target: str, env: Mapping[str, str]) -> str:
+    """An interpreter path from ``--python`` (a path, or a name on PATH).
+
+    :raises TargetPythonError: when it does not exist.
+    """
+    import shutil
+
+    if os.sep in target or (os.altsep and os.altsep in target):
+        path = Path(target).expanduser()
+        if path.is_dir():  # a virtual environment folder
+            for candidate in (path / "bin" / "python", path / "Scripts" / "python.exe"):
+                if candidate.exists():
+                    return str(candidate)
+            raise TargetPythonError(f"{target} is a folder without bin/python: not a virtual environment")
+        if not path.exists():
+            raise TargetPythonError(f"target interpreter {target} does not exist")
+        return str(path)
+    found = shutil.which(target, path=env.get("PATH"))
+    if found is None:
+        raise TargetPythonError(f"target interpreter {target!r} is not on PATH")
+    return found
+
+
+def take_snapshot(options: ProbeOptions, env: Mapping[str, str] | None = None) -> tuple[Snapshot, tuple[str, ...]]:
+    """Probe this machine and the target interpreter."""
+    environ = dict(os.environ if env is None else env)
+    ctx = ProbeContext(env=environ, target_python=resolve_python(options.target_python, environ),
+                       timeout_s=options.timeout_s, deep=options.deep)
+    return collect_snapshot(ctx)
+
+
+def check(
+    options: ProbeOptions,
+    *,
+    snapshot_file: str | None = None,
+    matrices: Matrices | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Report:
+    """Probe (or read a saved snapshot) and judge it against the matrices."""
+    mats = matrices if matrices is not None else load_matrices(env=dict(os.environ if env is None else env))
+    if snapshot_file is not None:
+        snapshot, notes = read_snapshot(snapshot_file), ()
+    else:
+        snapshot, notes = take_snapshot(options, env)
+    return run_rules(snapshot, mats, notes=notes)
+
+
+def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:
+    """Judge an already-loaded snapshot."""
+    return run_rules(snapshot, matrices if matrices is not None else load_matrices())
+
+
+def read_snapshot(path: str) -> Snapshot:
+    """Load a snapshot JSON file (``-`` is not accepted here; the CLI reads stdin itself).
+
+    :raises SnapshotError: unreadable, not JSON, truncated, or of an unknown schema version.
+    """
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SNAPSHOT_BYTES + 1)
+    except OSError as exc:
+        raise SnapshotError(f"cannot read snapshot {path}: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_SNAPSHOT_BYTES:
+        raise SnapshotError(f"{path} is larger than {MAX_SNAPSHOT_BYTES >> 20} MiB: not an envguard snapshot")
+    return parse_snapshot(raw, path)
+
+
+def parse_snapshot(raw: bytes, name: str) -> Snapshot:
+    """Decode snapshot bytes; the error names the file.
+
+    :raises SnapshotError: when the bytes are not a supported snapshot.
+    """
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SnapshotError(f"{name} is not UTF-8 text: not an envguard snapshot") from exc
+    except json.JSONDecodeError as exc:
+        hint = " (truncated?)" if exc.pos >= len(raw.rstrip()) - 1 else ""
+        raise SnapshotError(f"{name} is not valid JSON{hint}: {exc.msg} at line {exc.lineno}") from exc
+    if isinstance(data, dict) and "snapshot" in data and "envguard_result_version" in data:
+        data = data["snapshot"]  # a saved `check --format json` envelope carries the snapshot
+    try:
+        return Snapshot.from_dict(data)
+    except SnapshotError as exc:
+        raise SnapshotError(f"{name}: {exc}") from exc
+
+
+def snapshot_json(snapshot: Snapshot) -> str:
+    """The canonical snapshot file text."""
+    return json.dumps(snapshot.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+def write_atomic(path: str, text: str, *, force: bool) -> None:
+    """Write ``text`` to ``path`` via a temp file and rename; refuse to overwrite without ``force``.
+
+    :raises InputError: when the file exists and ``force`` is false, or it cannot be written.
+    """
+    target = Path(path)
+    if target.exists() and not force:
+        raise InputError(f"{path} exists; use --force to overwrite it")
+    if target.is_dir():
+        raise InputError(f"{path} is a directory")
+    directory = target.parent if str(target.parent) else Path()
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc

@@ -1,0 +1,31 @@
+"""The error hierarchy: everything envguard raises on purpose derives from EnvguardError."""
+
+from __future__ import annotations
+
+
+class EnvguardError(Exception):
+    """envguard could not do what was asked (exit code 3); the message names the problem."""
+
+
+class InputError(EnvguardError, ValueError):
+    """A file or argument given to envguard is unreadable, malformed or of an unknown version."""
+
+
+class SnapshotError(InputError):
+    """A snapshot document cannot be read back."""
+
+
+class TargetPythonError(EnvguardError):
+    """The target interpreter (``--python``) is missing or cannot be run."""
+
+
+class ProbeError(EnvguardError):
+    """A probe crashed unexpectedly (as distinct from returning ``Unavailable``)."""
+
+
+class MatrixError(EnvguardError):
+    """A compatibility matrix is missing, malformed or of an unknown schema version."""
+
+
+class MatrixSchemaError(MatrixError, ValueError):
+    """One or more matrix rows break the schema; the message lists every bad row."""

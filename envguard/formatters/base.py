@@ -1,0 +1,108 @@
+"""The Formatter protocol and the environment summary every format shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from envguard.findings import Report, Severity
+from envguard.snapshot import PythonInfo, Snapshot, Unavailable
+
+RESULT_VERSION = 1
+
+
+class Formatter(Protocol):
+    """Renders a report as text; never prints."""
+
+    name: str
+
+    def format(self, report: Report, *, command: str, exit_code: int) -> str:
+        """Render ``report`` (``exit_code`` is what the CLI will exit with)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One line of the environment summary: a label, what was found, and the source."""
+
+    label: str
+    value: str
+    source: str
+
+
+def verdict(report: Report, exit_code: int) -> str:
+    """The one-line verdict that opens every human-readable report."""
+    errors, warnings, infos = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    counts = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}, {infos} info"
+    status = "FAIL" if exit_code else ("OK" if not errors and not warnings else "OK with warnings")
+    subject = report.snapshot.origin
+    return f"envguard check: {status} — {counts} ({subject})"
+
+
+def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # noqa: C901, PLR0912 # reason: one branch per fact
+    """The facts a reader needs first, each with its source; missing ones say why."""
+    rows: list[SummaryRow] = []
+    host = snapshot.host
+    extras = [x for x in (host.distro, f"kernel {host.kernel}" if host.kernel else None,
+                          f"glibc {host.glibc}" if host.glibc else None,
+                          f"in {host.container}" if host.container else None, "WSL" if host.wsl else None) if x]
+    rows.append(SummaryRow("Host", f"{host.system} {host.arch}" + (f" ({', '.join(extras)})" if extras else ""),
+                           host.source))
+    driver = snapshot.driver
+    if isinstance(driver, Unavailable):
+        rows.append(SummaryRow("NVIDIA driver", f"none — {driver.reason}", ", ".join(driver.tried)))
+    else:
+        text = driver.version
+        if driver.cuda_driver_version:
+            text += f" (supports CUDA ≤ {driver.cuda_driver_version})"
+        if driver.kernel_module_version and driver.kernel_module_version != driver.version:
+            text += f", kernel module {driver.kernel_module_version}"
+        rows.append(SummaryRow("NVIDIA driver", text, driver.source))
+    gpus = snapshot.gpus
+    if isinstance(gpus, Unavailable):
+        rows.append(SummaryRow("GPUs", f"none — {gpus.reason}", ", ".join(gpus.tried)))
+    elif not gpus:
+        rows.append(SummaryRow("GPUs", "none (the driver lists no devices)", "driver"))
+    for gpu in () if isinstance(gpus, Unavailable) else gpus:
+        details = [f"compute capability {gpu.compute_capability}" if gpu.compute_capability else None,
+                   f"{gpu.memory_total_mib} MiB" if gpu.memory_total_mib else None,
+                   f"MIG {gpu.mig_mode}" if gpu.mig_mode == "Enabled" else None,
+                   f"PCIe gen{gpu.pcie_link_gen} x{gpu.pcie_link_width}" if gpu.pcie_link_gen else None]
+        rows.append(SummaryRow(f"GPU {gpu.index}", f"{gpu.name} ({', '.join(d for d in details if d)})", gpu.source))
+    toolkits = snapshot.cuda_toolkits
+    if isinstance(toolkits, Unavailable):
+        rows.append(SummaryRow("CUDA toolkit", f"none — {toolkits.reason}", "nvcc, CUDA_HOME, /usr/local/cuda*"))
+    else:
+        for tk in toolkits:
+            where = tk.path or tk.nvcc_path or "?"
+            rows.append(SummaryRow("CUDA toolkit", f"{tk.build or tk.version} at {where}", tk.source))
+    for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
+        if isinstance(component, Unavailable):
+            rows.append(SummaryRow(label, "not found", ", ".join(component.tried)))
+        else:
+            rows.extend(SummaryRow(label, c.version, c.source) for c in component)
+    python = snapshot.python
+    if isinstance(python, PythonInfo):
+        env = " (virtualenv)" if python.virtualenv else f" (conda {python.conda_prefix})" if python.conda_prefix else ""
+        rows.append(SummaryRow("Python", f"{python.implementation} {python.version} {python.executable}{env}",
+                               "target interpreter"))
+    else:
+        rows.append(SummaryRow("Python", f"unknown — {python.reason}", ", ".join(python.tried)))
+    if not snapshot.frameworks:
+        rows.append(SummaryRow("Frameworks", "none installed (torch, tensorflow, jax, paddle)", "distributions"))
+    for fw in snapshot.frameworks:
+        build = {"cuda": f"CUDA {fw.cuda}", "rocm": f"ROCm {fw.cuda}", "cpu": "CPU-only"}.get(fw.accelerator or "", "build unknown")
+        if fw.accelerator == "cuda" and fw.cudnn:
+            build += f", cuDNN {fw.cudnn}"
+        runtime = fw.runtime
+        if isinstance(runtime, Unavailable):
+            build += f"; import failed: {runtime.reason}"
+        elif runtime is not None:
+            if runtime.error:
+                build += f"; runtime error: {runtime.error}"
+            else:
+                build += f"; GPU usable: {'yes' if runtime.gpu_available else 'no'}"
+                if runtime.devices:
+                    build += f" ({', '.join(runtime.devices[:4])})"
+        rows.append(SummaryRow(fw.name, f"{fw.version} ({build})", f"{fw.distribution}: {fw.source}"))
+    return rows

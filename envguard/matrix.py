@@ -1,0 +1,637 @@
+"""Load and validate the compatibility matrices (TOML data files with per-row provenance)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib.resources.abc import Traversable
+from typing import Any, Final, TypeVar
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from envguard.errors import MatrixError, MatrixSchemaError
+from envguard.resources import data_dir
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+logger = logging.getLogger(__name__)
+
+MATRIX_SCHEMA: Final = 1
+MATRIX_NAMES: Final = ("cuda-driver", "gpu-arch", "torch", "tensorflow")
+CONFIDENCE: Final = ("official", "transcribed", "derived")
+_META_KEYS: Final = {"schema_version", "name", "source", "retrieved", "description"}
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixMeta:
+    """Provenance of one matrix file."""
+
+    name: str
+    schema_version: int
+    source: str
+    retrieved: dt.date
+    description: str
+
+    def describe(self) -> str:
+        """``"torch v1 (retrieved 2026-11-30)"``."""
+        return f"{self.name} v{self.schema_version} (retrieved {self.retrieved.isoformat()})"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a row's facts come from."""
+
+    source: str
+    confidence: str
+    note: str | None = None
+
+
+# ---- cuda-driver ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CudaFamily:
+    """Minor-version compatibility floor of a CUDA major (11 and newer)."""
+
+    major: int
+    linux_min_driver: Version
+    windows_min_driver: Version | None
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class CudaRelease:
+    """One CUDA toolkit release and the driver bundled with it (release notes, Table 3)."""
+
+    cuda: Version
+    label: str
+    linux_driver: Version | None
+    windows_driver: Version | None
+    prov: Provenance
+
+    @property
+    def minor_series(self) -> tuple[int, int]:
+        """(major, minor) of the release."""
+        return (self.cuda.major, self.cuda.minor)
+
+
+@dataclass(frozen=True, slots=True)
+class DriverFloor:
+    """The lowest driver that runs code built with a given CUDA version, and why."""
+
+    cuda: str
+    min_driver: Version
+    #: "minor-version compatibility (12.x)" or "toolkit driver (10.2 has no minor-version compatibility)".
+    rule: str
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class CudaDriverMatrix:
+    """CUDA toolkit → minimum driver, with minor-version compatibility families."""
+
+    meta: MatrixMeta
+    families: tuple[CudaFamily, ...]
+    releases: tuple[CudaRelease, ...]
+
+    def newest(self) -> Version | None:
+        """The newest CUDA release this matrix knows."""
+        return max((r.cuda for r in self.releases), default=None)
+
+    def knows(self, cuda: Version) -> bool:
+        """True when some release of this (major, minor) is in the matrix."""
+        return any(r.minor_series == (cuda.major, cuda.minor) for r in self.releases)
+
+    def floor(self, cuda: str, system: str = "linux") -> DriverFloor | None:
+        """Minimum driver for code built with ``cuda`` ("12.4") on ``system`` ("linux"/"windows").
+
+        Minor-version compatibility (CUDA 11+) makes the family floor the answer; CUDA 10.x
+        needs the driver of its own minor release. None when the matrix cannot tell.
+        """
+        try:
+            version = Version(cuda)
+        except InvalidVersion:
+            return None
+        family = next((f for f in self.families if f.major == version.major), None)
+        if family is not None:
+            floor = family.linux_min_driver if system != "windows" else family.windows_min_driver
+            if floor is None:
+                return None
+            return DriverFloor(cuda, floor, f"minor-version compatibility ({version.major}.x)", family.prov)
+        same_minor = [r for r in self.releases if r.minor_series == (version.major, version.minor)]
+        drivers = [
+            (r.linux_driver if system != "windows" else r.windows_driver, r)
+            for r in same_minor
+        ]
+        known = [(d, r) for d, r in drivers if d is not None]
+        if not known:
+            return None
+        driver, row = min(known, key=lambda pair: pair[0])
+        return DriverFloor(
+            cuda, driver, f"toolkit driver ({version.major}.{version.minor} has no minor-version compatibility)",
+            row.prov,
+        )
+
+    def native_driver(self, cuda: str, system: str = "linux") -> Version | None:
+        """Driver bundled with the GA release of this CUDA minor (full feature set, PTX JIT)."""
+        try:
+            version = Version(cuda)
+        except InvalidVersion:
+            return None
+        rows = [r for r in self.releases if r.minor_series == (version.major, version.minor)]
+        drivers = [r.linux_driver if system != "windows" else r.windows_driver for r in rows]
+        return min((d for d in drivers if d is not None), default=None)
+
+
+# ---- gpu-arch ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ArchRow:
+    """One compute capability: family and the CUDA toolkits that can compile for it."""
+
+    cc: str
+    family: str
+    first_cuda: Version | None
+    last_cuda: Version | None
+    examples: tuple[str, ...]
+    prov: Provenance
+    datacenter_forward_compat: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuRow:
+    """A product name and its compute capability."""
+
+    name: str
+    cc: str
+    datacenter: bool | None
+    prov: Provenance
+
+
+def _norm_gpu(name: str) -> str:
+    text = name.strip().lower()
+    for prefix in ("nvidia ",):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return " ".join(text.replace("-", " ").split())
+
+
+@dataclass(frozen=True, slots=True)
+class GpuArchMatrix:
+    """Compute capabilities and product names."""
+
+    meta: MatrixMeta
+    archs: tuple[ArchRow, ...]
+    gpus: tuple[GpuRow, ...]
+
+    def arch(self, cc: str) -> ArchRow | None:
+        """The row for compute capability ``cc`` ("8.6")."""
+        return next((a for a in self.archs if a.cc == cc), None)
+
+    def lookup_name(self, name: str) -> GpuRow | None:
+        """Product name (as nvidia-smi or a report prints it, maybe truncated with "...") → row."""
+        key = _norm_gpu(name)
+        truncated = key.endswith("...")
+        key = key.rstrip(". ")
+        exact = next((g for g in self.gpus if _norm_gpu(g.name) == key), None)
+        if exact is not None or not key:
+            return exact
+        if truncated:
+            hits = {g.cc: g for g in self.gpus if _norm_gpu(g.name).startswith(key)}
+            return next(iter(hits.values())) if len(hits) == 1 else None
+        return None
+
+
+# ---- torch ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TorchVariant:
+    """One published build of a torch release (cu124, cpu, rocm6.2 ...)."""
+
+    tag: str
+    cuda: str | None
+    cudnn: str | None
+    nccl: str | None
+    #: Compute capabilities with SASS; None when unknown.
+    sass: tuple[str, ...] | None
+    #: Compute capabilities embedded as PTX; None when unknown.
+    ptx: tuple[str, ...] | None
+    index_url: str | None
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class TorchRelease:
+    """A torch minor series (2.5) and what its wheels were built for."""
+
+    version: str
+    python: SpecifierSet
+    pypi_default: str | None
+    torchvision: str | None
+    torchaudio: str | None
+    variants: tuple[TorchVariant, ...]
+    prov: Provenance
+
+    def variant(self, tag: str) -> TorchVariant | None:
+        """The variant with this tag ("cu124")."""
+        return next((v for v in self.variants if v.tag == tag), None)
+
+
+@dataclass(frozen=True, slots=True)
+class TorchMatrix:
+    """torch releases, newest first."""
+
+    meta: MatrixMeta
+    releases: tuple[TorchRelease, ...]
+
+    def release(self, version: str) -> TorchRelease | None:
+        """The minor series a version ("2.5.1+cu124") belongs to."""
+        return _series_lookup(self.releases, version)
+
+    def newest(self) -> Version | None:
+        """Newest series known."""
+        return max((Version(r.version) for r in self.releases), default=None)
+
+
+# ---- tensorflow ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TensorflowRelease:
+    """A TensorFlow minor series and its tested GPU build configuration."""
+
+    version: str
+    python: SpecifierSet
+    cuda: str | None
+    cudnn: str | None
+    windows_native_gpu: bool | None
+    and_cuda: Mapping[str, SpecifierSet]
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class TensorflowMatrix:
+    """TensorFlow releases, newest first."""
+
+    meta: MatrixMeta
+    releases: tuple[TensorflowRelease, ...]
+
+    def release(self, version: str) -> TensorflowRelease | None:
+        """The minor series a version belongs to."""
+        return _series_lookup(self.releases, version)
+
+    def newest(self) -> Version | None:
+        """Newest series known."""
+        return max((Version(r.version) for r in self.releases), default=None)
+
+
+_R = TypeVar("_R", TorchRelease, TensorflowRelease)
+
+
+def _series_lookup(rows: tuple[_R, ...], version: str) -> _R | None:
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return None
+    key = f"{v.major}.{v.minor}"
+    return next((r for r in rows if r.version == key), None)
+
+
+# ---- the set -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Matrices:
+    """All matrices, loaded lazily from one folder on first use."""
+
+    root: Traversable
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def _get(self, name: str, parse: Callable[[MatrixMeta, dict[str, Any], _Collector], Any]) -> Any:
+        if name not in self._cache:
+            self._cache[name] = _load(self.root, name, parse)
+        return self._cache[name]
+
+    @cached_property
+    def cuda_driver(self) -> CudaDriverMatrix:
+        """CUDA → driver."""
+        return self._get("cuda-driver", _parse_cuda_driver)  # type: ignore[no-any-return] # reason: parser type
+
+    @cached_property
+    def gpu_arch(self) -> GpuArchMatrix:
+        """GPU architectures."""
+        return self._get("gpu-arch", _parse_gpu_arch)  # type: ignore[no-any-return] # reason: parser type
+
+    @cached_property
+    def torch(self) -> TorchMatrix:
+        """PyTorch releases."""
+        return self._get("torch", _parse_torch)  # type: ignore[no-any-return] # reason: parser type
+
+    @cached_property
+    def tensorflow(self) -> TensorflowMatrix:
+        """TensorFlow releases."""
+        return self._get("tensorflow", _parse_tensorflow)  # type: ignore[no-any-return] # reason: parser type
+
+    def loaded(self) -> dict[str, str]:
+        """name → description of each matrix consulted so far."""
+        return {name: m.meta.describe() for name, m in sorted(self._cache.items())}
+
+    def load_all(self) -> None:
+        """Load and validate every matrix now (raises on the first bad file)."""
+        _ = (self.cuda_driver, self.gpu_arch, self.torch, self.tensorflow)
+
+
+def load_matrices(root: Traversable | None = None, env: dict[str, str] | None = None) -> Matrices:
+    """Matrices from ``root`` (default: shipped data or ``ENVGUARD_MATRICES``); parsed on first use."""
+    return Matrices(root if root is not None else data_dir("matrices", env))
+
+
+class _Collector:
+    """Collects every row error of one file, so they are reported together."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.errors: list[str] = []
+
+    def error(self, where: str, message: str) -> None:
+        self.errors.append(f"{self.name}.toml {where}: {message}")
+
+    def version(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> Version | None:
+        value = row.get(key)
+        if value is None:
+            if required:
+                self.error(where, f"missing {key!r}")
+            return None
+        if not isinstance(value, str):
+            self.error(where, f"{key!r} must be a string, got {value!r}")
+            return None
+        try:
+            return Version(value)
+        except InvalidVersion:
+            self.error(where, f"{key!r} is not a version: {value!r}")
+            return None
+
+    def string(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+        value = row.get(key)
+        if value is None:
+            if required:
+                self.error(where, f"missing {key!r}")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.error(where, f"{key!r} must be a non-empty string, got {value!r}")
+            return None
+        return value
+
+    def specifier(self, row: Mapping[str, Any], key: str, where: str) -> SpecifierSet:
+        value = self.string(row, key, where, required=True)
+        try:
+            return SpecifierSet(value or "")
+        except InvalidSpecifier:
+            self.error(where, f"{key!r} is not a PEP 440 specifier: {value!r}")
+            return SpecifierSet()
+
+    def cc_list(self, row: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+        value = row.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) and _is_cc(v) for v in value):
+            self.error(where, f"{key!r} must be a list of compute capabilities like '8.6', got {value!r}")
+            return None
+        return tuple(value)
+
+    def flag(self, row: Mapping[str, Any], key: str, where: str) -> bool | None:
+        value = row.get(key)
+        if value is not None and not isinstance(value, bool):
+            self.error(where, f"{key!r} must be true or false")
+            return None
+        return value
+
+    def prov(self, row: Mapping[str, Any], where: str) -> Provenance:
+        source = self.string(row, "source", where, required=True) or ""
+        if source and not all(part.strip().startswith("https://") for part in source.split(" ; ")):
+            self.error(where, f"source must be https URL(s) separated by ' ; ', got {source!r}")
+        confidence = self.string(row, "confidence", where, required=True) or ""
+        if confidence and confidence not in CONFIDENCE:
+            self.error(where, f"confidence must be one of {CONFIDENCE}, got {confidence!r}")
+        return Provenance(source, confidence, self.string(row, "note", where))
+
+    def keys(self, row: Mapping[str, Any], allowed: set[str], where: str) -> None:
+        unknown = sorted(set(row) - allowed)
+        if unknown:
+            self.error(where, f"unknown key(s) {', '.join(unknown)}")
+
+    def rows(self, data: Mapping[str, Any], table: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        value = data.get(table, [])
+        if not isinstance(value, list):
+            self.error(table, "must be an array of tables")
+            return
+        for i, row in enumerate(value):
+            where = f"[[{table}]] #{i + 1}"
+            if not isinstance(row, Mapping):
+                self.error(where, "must be a table")
+                continue
+            yield where, row
+
+
+def _is_cc(text: str) -> bool:
+    major, _, minor = text.partition(".")
+    return major.isdigit() and minor.isdigit()
+
+
+def _load(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[str, Any], _Collector], Any]) -> Any:
+    node = root / f"{name}.toml"
+    try:
+        raw = node.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
+    version = data.get("schema_version")
+    if version != MATRIX_SCHEMA:
+        raise MatrixError(
+            f"matrix {name}.toml has schema_version {version!r}; this envguard reads {MATRIX_SCHEMA}"
+        )
+    col = _Collector(name)
+    retrieved = data.get("retrieved")
+    if not isinstance(retrieved, dt.date):
+        col.error("header", "retrieved must be a TOML date")
+        retrieved = dt.date.min
+    meta = MatrixMeta(
+        name=col.string(data, "name", "header", required=True) or name,
+        schema_version=MATRIX_SCHEMA,
+        source=col.string(data, "source", "header", required=True) or "",
+        retrieved=retrieved,
+        description=col.string(data, "description", "header") or "",
+    )
+    if meta.name != name:
+        col.error("header", f"name {meta.name!r} does not match the file name")
+    result = parse(meta, data, col)
+    if col.errors:
+        raise MatrixSchemaError(f"{len(col.errors)} problem(s) in the matrices:\n  " + "\n  ".join(col.errors))
+    logger.info("loaded matrix %s from %s", meta.describe(), root)
+    return result
+
+
+_PROV = {"source", "confidence", "note"}
+
+
+def _parse_cuda_driver(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> CudaDriverMatrix:
+    col.keys(data, _META_KEYS | {"family", "release"}, "header")
+    families = []
+    for where, row in col.rows(data, "family"):
+        col.keys(row, {"major", "linux_min_driver", "windows_min_driver"} | _PROV, where)
+        major = row.get("major")
+        if not isinstance(major, int):
+            col.error(where, "major must be an integer")
+            continue
+        linux = col.version(row, "linux_min_driver", where, required=True)
+        if linux is None:
+            continue
+        families.append(CudaFamily(major, linux, col.version(row, "windows_min_driver", where), col.prov(row, where)))
+    releases = []
+    for where, row in col.rows(data, "release"):
+        col.keys(row, {"cuda", "label", "linux_driver", "windows_driver"} | _PROV, where)
+        cuda = col.version(row, "cuda", where, required=True)
+        if cuda is None:
+            continue
+        releases.append(CudaRelease(
+            cuda, col.string(row, "label", where) or str(cuda),
+            col.version(row, "linux_driver", where), col.version(row, "windows_driver", where),
+            col.prov(row, where),
+        ))
+    _check_order([r.cuda for r in releases], col, "release", "cuda")
+    _check_unique([f.major for f in families], col, "family", "major")
+    return CudaDriverMatrix(meta, tuple(families), tuple(releases))
+
+
+def _parse_gpu_arch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> GpuArchMatrix:
+    col.keys(data, _META_KEYS | {"arch", "gpu"}, "header")
+    archs = []
+    for where, row in col.rows(data, "arch"):
+        col.keys(row, {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat"} | _PROV, where)
+        cc = col.string(row, "cc", where, required=True)
+        if cc is None or not _is_cc(cc):
+            col.error(where, f"cc must look like '8.6', got {cc!r}")
+            continue
+        examples = row.get("examples", [])
+        if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
+            col.error(where, "examples must be a list of strings")
+            examples = []
+        first, last = col.version(row, "first_cuda", where), col.version(row, "last_cuda", where)
+        if first is not None and last is not None and last < first:
+            col.error(where, f"last_cuda {last} is before first_cuda {first}")
+        archs.append(ArchRow(
+            cc, col.string(row, "family", where, required=True) or "", first, last, tuple(examples),
+            col.prov(row, where), col.flag(row, "datacenter_forward_compat", where),
+        ))
+    gpus = []
+    for where, row in col.rows(data, "gpu"):
+        col.keys(row, {"name", "cc", "datacenter"} | _PROV, where)
+        name, cc = col.string(row, "name", where, required=True), col.string(row, "cc", where, required=True)
+        if name is None or cc is None:
+            continue
+        if not any(a.cc == cc for a in archs):
+            col.error(where, f"cc {cc!r} of {name!r} has no [[arch]] row")
+        gpus.append(GpuRow(name, cc, col.flag(row, "datacenter", where), col.prov(row, where)))
+    _check_unique([a.cc for a in archs], col, "arch", "cc")
+    _check_unique([_norm_gpu(g.name) for g in gpus], col, "gpu", "name")
+    return GpuArchMatrix(meta, tuple(archs), tuple(gpus))
+
+
+def _parse_torch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> TorchMatrix:
+    col.keys(data, _META_KEYS | {"release"}, "header")
+    releases = []
+    for where, row in col.rows(data, "release"):
+        col.keys(row, {"version", "python", "pypi_default", "torchvision", "torchaudio", "variant"} | _PROV, where)
+        version = col.string(row, "version", where, required=True)
+        if version is None:
+            continue
+        variants = []
+        for vwhere, vrow in col.rows(row, "variant"):
+            vwhere = f"{where} {vwhere}"
+            col.keys(vrow, {"tag", "cuda", "cudnn", "nccl", "sass", "ptx", "index_url"} | _PROV, vwhere)
+            tag = col.string(vrow, "tag", vwhere, required=True)
+            if tag is None:
+                continue
+            cuda = col.string(vrow, "cuda", vwhere)
+            if tag.startswith("cu") and cuda is None:
+                col.error(vwhere, f"CUDA variant {tag} needs 'cuda'")
+            if cuda is not None and tag != "cu" + cuda.replace(".", ""):
+                col.error(vwhere, f"tag {tag} does not match cuda {cuda}")
+            variants.append(TorchVariant(
+                tag, cuda, col.string(vrow, "cudnn", vwhere), col.string(vrow, "nccl", vwhere),
+                col.cc_list(vrow, "sass", vwhere), col.cc_list(vrow, "ptx", vwhere),
+                col.string(vrow, "index_url", vwhere), col.prov(vrow, vwhere),
+            ))
+        _check_unique([v.tag for v in variants], col, f"{where} variant", "tag")
+        default = col.string(row, "pypi_default", where)
+        if default is not None and not any(v.tag == default for v in variants):
+            col.error(where, f"pypi_default {default!r} is not one of its variants")
+        releases.append(TorchRelease(
+            version, col.specifier(row, "python", where), default,
+            col.string(row, "torchvision", where), col.string(row, "torchaudio", where),
+            tuple(variants), col.prov(row, where),
+        ))
+    _check_order([_series(r.version, col) for r in releases], col, "release", "version")
+    return TorchMatrix(meta, tuple(releases))
+
+
+def _parse_tensorflow(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> TensorflowMatrix:
+    col.keys(data, _META_KEYS | {"release"}, "header")
+    releases = []
+    for where, row in col.rows(data, "release"):
+        col.keys(row, {"version", "python", "cuda", "cudnn", "windows_native_gpu", "and_cuda"} | _PROV, where)
+        version = col.string(row, "version", where, required=True)
+        if version is None:
+            continue
+        pins: dict[str, SpecifierSet] = {}
+        raw_pins = row.get("and_cuda", {})
+        if not isinstance(raw_pins, Mapping):
+            col.error(where, "and_cuda must be a table")
+            raw_pins = {}
+        for dist, spec in raw_pins.items():
+            try:
+                pins[str(dist)] = SpecifierSet(str(spec))
+            except InvalidSpecifier:
+                col.error(where, f"and_cuda[{dist!r}] is not a specifier: {spec!r}")
+        releases.append(TensorflowRelease(
+            version, col.specifier(row, "python", where), col.string(row, "cuda", where),
+            col.string(row, "cudnn", where), col.flag(row, "windows_native_gpu", where), pins,
+            col.prov(row, where),
+        ))
+    _check_order([_series(r.version, col) for r in releases], col, "release", "version")
+    return TensorflowMatrix(meta, tuple(releases))
+
+
+def _series(text: str, col: _Collector) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        col.error("release", f"version {text!r} is not a version")
+        return Version("0")
+
+
+def _check_order(values: list[Version], col: _Collector, table: str, key: str) -> None:
+    for i, (a, b) in enumerate(zip(values, values[1:], strict=False)):
+        if b >= a:
+            col.error(f"[[{table}]] #{i + 2}", f"{key} {b} must be older than the row before it ({a}): newest first, no duplicates")
+
+
+def _check_unique(values: list[Any], col: _Collector, table: str, key: str) -> None:
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            col.error(f"[[{table}]]", f"duplicate {key} {value!r}")
+        seen.add(value)

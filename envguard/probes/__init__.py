@@ -1,0 +1,92 @@
+"""collect_snapshot: run every probe (in parallel), never letting one failure abort the rest."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from envguard import __version__
+from envguard.errors import TargetPythonError
+from envguard.probes import parsers
+from envguard.probes.base import ProbeContext
+from envguard.probes.cuda import probe_component, probe_libraries, probe_toolkits
+from envguard.probes.host import probe_host
+from envguard.probes.nvidia import probe_nvidia
+from envguard.probes.target import TargetReport, deep_inspect, inspect_target
+from envguard.snapshot import HostInfo, Snapshot, Unavailable
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ENV_ALLOWLIST", "ProbeContext", "collect_snapshot"]
+
+#: Environment variables recorded in the snapshot because they change what loads or how it runs.
+ENV_ALLOWLIST = (
+    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES",
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA", "CUDA_VERSION",
+    "CUDA_MODULE_LOADING", "CUBLAS_WORKSPACE_CONFIG", "PYTORCH_CUDA_ALLOC_CONF",
+    "PYTORCH_SKIP_CUDNN_COMPATIBILITY_CHECK", "TF_FORCE_GPU_ALLOW_GROWTH", "XLA_FLAGS",
+    "JAX_SKIP_CUDA_CONSTRAINTS_CHECK", "CONDA_PREFIX", "VIRTUAL_ENV", "PYTHONPATH", "PYTHONHASHSEED",
+)
+ENV_PREFIXES = ("NCCL_",)
+
+T = TypeVar("T")
+
+
+def _guard(name: str, fn: Callable[[], T], fallback: Callable[[str], T], notes: list[str]) -> T:
+    """Run one probe; an unexpected crash becomes the probe's ``Unavailable`` fallback and a note."""
+    try:
+        return fn()
+    except TargetPythonError:
+        raise
+    except Exception as exc:  # noqa: BLE001 # reason: a crashing probe must not abort the check
+        logger.debug("probe %s crashed", name, exc_info=True)
+        message = f"probe {name} crashed: {type(exc).__name__}: {exc}"
+        notes.append(message)
+        return fallback(message)
+
+
+def _result(future: Future[T], name: str, fallback: Callable[[str], T], notes: list[str]) -> T:
+    return _guard(name, future.result, fallback, notes)
+
+
+def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
+    """Probe the machine and the target interpreter.
+
+    :returns: the snapshot and notes about probes that crashed.
+    :raises TargetPythonError: when the target interpreter is missing or unusable.
+    """
+    notes: list[str] = []
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="envguard-probe") as pool:
+        f_target = pool.submit(inspect_target, ctx)
+        f_nvidia = pool.submit(probe_nvidia, ctx)
+        f_toolkits = pool.submit(probe_toolkits, ctx)
+        host = _guard("host", lambda: probe_host(ctx), lambda m: HostInfo("unknown", "unknown"), notes)
+        target: TargetReport = f_target.result()
+        driver, gpus = _result(f_nvidia, "nvidia", lambda m: (Unavailable(m), Unavailable(m)), notes)
+        toolkits = _result(f_toolkits, "cuda-toolkit", Unavailable, notes)
+    frameworks = target.frameworks
+    if ctx.deep:
+        frameworks = _guard("deep", lambda: deep_inspect(ctx, frameworks), lambda m: frameworks, notes)
+    tk = () if isinstance(toolkits, Unavailable) else toolkits
+    libraries = _guard("libraries", lambda: probe_libraries(ctx, target.wheel_files), lambda m: (), notes)
+    cudnn = _guard(
+        "cudnn",
+        lambda: probe_component(ctx, "cudnn", "cudnn_version.h", parsers.parse_cudnn_version_header,
+                                libraries, "nvidia-cudnn-cu", target.packages, tk),
+        Unavailable, notes,
+    )
+    nccl = _guard(
+        "nccl",
+        lambda: probe_component(ctx, "nccl", "nccl.h", parsers.parse_nccl_header,
+                                libraries, "nvidia-nccl-cu", target.packages, tk),
+        Unavailable, notes,
+    )
+    environment = {k: v for k, v in sorted(ctx.env.items()) if k in ENV_ALLOWLIST or k.startswith(ENV_PREFIXES)}
+    snapshot = Snapshot(
+        host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries,
+        cudnn=cudnn, nccl=nccl, python=target.python, packages=target.packages, frameworks=frameworks,
+        environment=environment, origin="probe --deep" if ctx.deep else "probe", envguard_version=__version__,
+    )
+    return snapshot, tuple(notes)

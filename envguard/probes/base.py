@@ -1,0 +1,51 @@
+"""ProbeContext: everything a probe may touch (processes, environment, files, NVML)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from envguard import _subprocess
+from envguard._subprocess import CommandRunner
+
+if TYPE_CHECKING:
+    from envguard.probes.nvml import NvmlReport
+    from envguard.snapshot import Unavailable
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    """The boundary between probes and the machine; tests replace parts of it."""
+
+    run: CommandRunner = _subprocess.run
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    target_python: str = sys.executable
+    #: Seconds any single external call may take.
+    timeout_s: float = 10.0
+    #: Filesystem root for /proc, /etc, /usr/local/cuda ... (tests point it at a fixture tree).
+    root: Path = Path("/")
+    #: Queries NVML; None means "use pynvml". Tests pass a fake built from captures.
+    nvml: Callable[[float], NvmlReport | Unavailable] | None = None
+    #: Import each framework in the target interpreter for runtime facts.
+    deep: bool = False
+
+    def path(self, absolute: str) -> Path:
+        """Map an absolute path on the probed machine into ``root``."""
+        return self.root / absolute.lstrip("/")
+
+    def read_text(self, absolute: str, limit: int = 1 << 20) -> str | None:
+        """Contents of a file, or None when it is missing or unreadable."""
+        try:
+            with self.path(absolute).open(encoding="utf-8", errors="replace") as fh:
+                return fh.read(limit)
+        except OSError:
+            return None
+
+    def which(self, name: str) -> str | None:
+        """Find an executable on the probed environment's PATH."""
+        return shutil.which(name, path=self.env.get("PATH", os.defpath))

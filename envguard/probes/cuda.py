@@ -1,0 +1,240 @@
+"""CUDA toolkits, the CUDA-family libraries the loader would find, cuDNN and NCCL."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from envguard.probes import parsers
+from envguard.probes.base import ProbeContext
+from envguard.snapshot import (
+    ComponentVersion,
+    CudaToolkit,
+    Distribution,
+    SharedLibrary,
+    Unavailable,
+    normalize_name,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Standard install folders searched for toolkits (Linux); globs allowed.
+TOOLKIT_DIRS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda", "/usr/lib/cuda", "/opt/nvidia/cuda*")
+#: Library families envguard reports, by file-name prefix.
+LIB_FAMILIES = {
+    "libcudart.so": "cudart",
+    "libcudnn.so": "cudnn",
+    "libnccl.so": "nccl",
+    "libcublas.so": "cublas",
+    "libnvrtc.so": "nvrtc",
+    "libcuda.so": "cuda",
+}
+HEADER_DIRS = ("/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu",
+               "/usr/local/cuda/include")
+_LDCONFIG_LINE = re.compile(r"^\s*(\S+)\s+\(([^)]*)\)\s+=>\s+(\S+)\s*$")
+
+
+def probe_toolkits(ctx: ProbeContext) -> tuple[CudaToolkit, ...] | Unavailable:
+    """Every CUDA toolkit found: nvcc on PATH, CUDA_HOME/CUDA_PATH, standard folders."""
+    found: list[CudaToolkit] = []
+    tried: list[str] = []
+    nvcc = ctx.which("nvcc")
+    tried.append("nvcc on PATH")
+    if nvcc is not None:
+        tk = _from_nvcc(ctx, nvcc, "nvcc on PATH")
+        if tk is not None:
+            found.append(tk)
+    roots: list[tuple[str, str]] = []
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        tried.append(var)
+        if ctx.env.get(var):
+            roots.append((ctx.env[var], var))
+    for pattern in TOOLKIT_DIRS:
+        tried.append(pattern)
+        roots.extend((str(p), "standard folder") for p in _glob(ctx, pattern))
+    seen: set[str] = set()
+    for root, how in roots:
+        real = os.path.realpath(ctx.path(root))
+        if real in seen or not Path(real).is_dir():
+            continue
+        seen.add(real)
+        tk = _from_root(ctx, root, how)
+        if tk is not None:
+            found.append(tk)
+    merged = _merge(found)
+    if not merged:
+        return Unavailable("no CUDA toolkit: nvcc is not on PATH, CUDA_HOME/CUDA_PATH unset, "
+                           "no /usr/local/cuda*", tuple(tried))
+    return merged
+
+
+def _glob(ctx: ProbeContext, pattern: str) -> list[str]:
+    if "*" not in pattern:
+        return [pattern] if ctx.path(pattern).exists() else []
+    parent = ctx.path(os.path.dirname(pattern))
+    try:
+        matches = sorted(parent.glob(os.path.basename(pattern)))
+    except OSError:
+        return []
+    return ["/" + str(m.relative_to(ctx.root)) for m in matches]
+
+
+def _from_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
+    result = ctx.run((nvcc, "--version"), timeout=ctx.timeout_s)
+    if not result.ok:
+        logger.info("nvcc at %s failed: %s", nvcc, result.describe_failure())
+        return None
+    parsed = parsers.parse_nvcc_version(result.stdout)
+    if parsed is None:
+        return None
+    version, build = parsed
+    root = Path(os.path.realpath(nvcc)).parent.parent
+    # NOTE: a wrapper script (e.g. /usr/local/bin/nvcc) has no toolkit around it; only call a folder a
+    # toolkit root when it has the toolkit's own markers.
+    markers = ("version.json", "version.txt", "nvvm", "targets")
+    is_root = any((root / m).exists() for m in markers)
+    return CudaToolkit(version=version, path=str(root) if is_root else None,
+                       source=how, nvcc_path=nvcc, build=build)
+
+
+def _from_root(ctx: ProbeContext, root: str, how: str) -> CudaToolkit | None:
+    text = ctx.read_text(f"{root}/version.json")
+    if text:
+        parsed = parsers.parse_cuda_version_json(text)
+        if parsed is not None:
+            nvcc = ctx.path(f"{root}/bin/nvcc")
+            return CudaToolkit(parsed[0], root, f"{how} ({root}/version.json)",
+                               str(nvcc) if nvcc.exists() else None, parsed[1])
+    text = ctx.read_text(f"{root}/version.txt")
+    if text:
+        match = re.search(r"CUDA Version\s+(\d+)\.(\d+)(?:\.(\d+))?", text)
+        if match:
+            full = ".".join(g for g in match.groups() if g)
+            return CudaToolkit(f"{match.group(1)}.{match.group(2)}", root, f"{how} ({root}/version.txt)", None, full)
+    nvcc = ctx.path(f"{root}/bin/nvcc")
+    if nvcc.exists():
+        tk = _from_nvcc(ctx, str(nvcc), f"{how} ({root}/bin/nvcc)")
+        if tk is not None:
+            return CudaToolkit(tk.version, root, tk.source, tk.nvcc_path, tk.build)
+    return None
+
+
+def _merge(found: Iterable[CudaToolkit]) -> tuple[CudaToolkit, ...]:
+    """One entry per installed toolkit: nvcc on PATH and the folder it lives in are the same one."""
+    out: list[CudaToolkit] = []
+    for tk in found:
+        twin = next((o for o in out if _same(o, tk)), None)
+        if twin is None:
+            out.append(tk)
+            continue
+        out[out.index(twin)] = CudaToolkit(
+            version=twin.version, path=twin.path or tk.path, source=f"{twin.source}; {tk.source}",
+            nvcc_path=twin.nvcc_path or tk.nvcc_path, build=twin.build or tk.build,
+        )
+    return tuple(out)
+
+
+def _same(a: CudaToolkit, b: CudaToolkit) -> bool:
+    if a.path and b.path and os.path.realpath(a.path) == os.path.realpath(b.path):
+        return True
+    if a.version != b.version:
+        return False
+    # A wrapper "nvcc" on PATH has no root of its own: the same build string means the same toolkit.
+    return (a.path is None or b.path is None) and (a.build == b.build or None in (a.build, b.build))
+
+
+def parse_ldconfig(text: str) -> list[tuple[str, str]]:
+    """(soname, path) pairs from ``ldconfig -p`` output."""
+    out = []
+    for line in text.splitlines():
+        match = _LDCONFIG_LINE.match(line)
+        if match:
+            out.append((match.group(1), match.group(3)))
+    return out
+
+
+def _family(filename: str) -> str | None:
+    for prefix, family in LIB_FAMILIES.items():
+        if filename.startswith(prefix):
+            return family
+    return None
+
+
+def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str]]) -> tuple[SharedLibrary, ...]:
+    """CUDA-family libraries on LD_LIBRARY_PATH (searched first), in the ldconfig cache, and in wheels."""
+    libs: list[SharedLibrary] = []
+    for folder in [p for p in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if p]:
+        directory = ctx.path(folder)
+        try:
+            entries = sorted(directory.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            family = _family(entry.name)
+            if family is not None and _is_soname(entry.name):
+                libs.append(_library(family, entry.name, str(entry), "LD_LIBRARY_PATH"))
+    ldconfig = ctx.which("ldconfig") or ("/sbin/ldconfig" if ctx.path("/sbin/ldconfig").exists() else None)
+    if ldconfig is not None:
+        result = ctx.run((ldconfig, "-p"), timeout=ctx.timeout_s)
+        if result.ok:
+            for soname, path in parse_ldconfig(result.stdout):
+                family = _family(soname)
+                if family is not None and _is_soname(soname):
+                    libs.append(_library(family, soname, path, "ldconfig"))
+    for dist, _version, path in wheel_files:
+        name = os.path.basename(path)
+        family = _family(name)
+        if family is not None and _is_soname(name):
+            libs.append(_library(family, name, path, f"wheel:{dist}"))
+    return tuple(libs)
+
+
+def _is_soname(name: str) -> bool:
+    """``libcudnn.so.9`` yes, ``libcudnn.so`` (the dev symlink) no."""
+    return re.search(r"\.so\.\d+", name) is not None
+
+
+def _library(family: str, soname: str, path: str, source: str) -> SharedLibrary:
+    real = os.path.basename(os.path.realpath(path))
+    return SharedLibrary(family, soname, path, source, parsers.version_from_soname(real))
+
+
+def probe_component(
+    ctx: ProbeContext,
+    family: str,
+    header: str,
+    parse: Callable[[str], str | None],
+    libraries: tuple[SharedLibrary, ...],
+    wheel_prefix: str,
+    packages: Iterable[Distribution],
+    toolkits: tuple[CudaToolkit, ...],
+) -> tuple[ComponentVersion, ...] | Unavailable:
+    """cuDNN or NCCL versions from headers, library file names and wheels (each source listed)."""
+    out: list[ComponentVersion] = []
+    folders = list(HEADER_DIRS) + [f"{tk.path}/include" for tk in toolkits if tk.path]
+    for env_var in ("CUDNN_PATH", "CUDNN_HOME", "NCCL_HOME"):
+        if ctx.env.get(env_var):
+            folders.append(f"{ctx.env[env_var]}/include")
+    seen: set[str] = set()
+    for folder in folders:
+        path = f"{folder.rstrip('/')}/{header}"
+        real = os.path.realpath(ctx.path(path))
+        if real in seen:
+            continue
+        seen.add(real)
+        text = ctx.read_text(path)
+        version = parse(text) if text else None
+        if version is not None:
+            out.append(ComponentVersion(version, f"header {path}", path))
+    for lib in libraries:
+        if lib.name == family and lib.version and not lib.source.startswith("wheel:"):
+            out.append(ComponentVersion(lib.version, f"{lib.source} {os.path.basename(lib.path)}", lib.path))
+    out.extend(ComponentVersion(d.version, f"wheel {d.name}") for d in packages
+               if normalize_name(d.name).startswith(wheel_prefix))
+    if not out:
+        return Unavailable(f"no {family}: no {header} header, no lib{family} library on the loader path, "
+                           f"no {wheel_prefix}* wheel", ("headers", "ldconfig", "LD_LIBRARY_PATH", "wheels"))
+    return tuple(out)

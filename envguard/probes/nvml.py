@@ -1,0 +1,146 @@
+"""Query the driver and GPUs through NVML (pynvml), mapping NVML errors to facts."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from envguard.snapshot import GpuInfo, Unavailable
+
+logger = logging.getLogger(__name__)
+
+SOURCE = "NVML"
+
+#: NVML return codes (nvml.h) that describe the machine rather than a bug.
+NVML_ERROR_DRIVER_NOT_LOADED = 9
+NVML_ERROR_LIBRARY_NOT_FOUND = 12
+NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18
+NVML_ERROR_NOT_SUPPORTED = 3
+
+_ERROR_FACTS = {
+    NVML_ERROR_DRIVER_NOT_LOADED: ("driver-not-loaded", "the NVIDIA kernel driver is not loaded"),
+    NVML_ERROR_LIBRARY_NOT_FOUND: (
+        "nvml-library-not-found",
+        "the NVML library (libnvidia-ml.so.1) was not found: no NVIDIA driver is installed",
+    ),
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH: (
+        "driver-library-mismatch",
+        "NVML reports Driver/library version mismatch: the loaded kernel module and the "
+        "user-space driver libraries have different versions",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NvmlReport:
+    """What NVML said about the driver and each GPU."""
+
+    driver_version: str
+    #: ``nvmlSystemGetCudaDriverVersion`` as an integer (12040 = CUDA 12.4), when available.
+    cuda_driver_int: int | None
+    nvml_version: str | None
+    gpus: tuple[GpuInfo, ...]
+
+
+def query_nvml(timeout_s: float, lib: Any = None) -> NvmlReport | Unavailable:
+    """Ask NVML in a worker thread, giving up after ``timeout_s`` (a hung driver must not hang us).
+
+    ``lib`` is the pynvml module (tests pass a fake with the same interface).
+    """
+    if lib is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import pynvml as lib  # noqa: N813 # reason: the module is the NVML boundary object
+        except ImportError:
+            return Unavailable("pynvml (nvidia-ml-py) is not installed", (SOURCE,), "pynvml-missing")
+    box: list[NvmlReport | Unavailable] = []
+
+    def work() -> None:
+        try:
+            box.append(_query(lib))
+        except Exception as exc:  # noqa: BLE001 # reason: any NVML failure becomes a fact, never a crash
+            box.append(_error_fact(lib, exc))
+
+    worker = threading.Thread(target=work, name="envguard-nvml", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if not box:
+        return Unavailable(f"NVML did not answer within {timeout_s:.0f}s", (SOURCE,), "timeout")
+    return box[0]
+
+
+def _error_fact(lib: Any, exc: Exception) -> Unavailable:
+    error_cls = getattr(lib, "NVMLError", None)
+    if error_cls is not None and isinstance(exc, error_cls):
+        value = getattr(exc, "value", None)
+        code, reason = _ERROR_FACTS.get(value, ("nvml-error", f"NVML error: {exc}"))
+        return Unavailable(reason, (SOURCE,), code)
+    logger.debug("NVML query crashed", exc_info=True)
+    return Unavailable(f"NVML query failed: {type(exc).__name__}: {exc}", (SOURCE,), "nvml-error")
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _optional(lib: Any, fn: str, *args: Any) -> Any:
+    """Call an NVML getter that may be unsupported on this GPU/driver; None on any NVML error."""
+    getter = getattr(lib, fn, None)
+    if getter is None:
+        return None
+    try:
+        return getter(*args)
+    except Exception:  # noqa: BLE001 # reason: NOT_SUPPORTED and friends mean "unknown"
+        return None
+
+
+def _query(lib: Any) -> NvmlReport:
+    lib.nvmlInit()
+    try:
+        driver = _text(lib.nvmlSystemGetDriverVersion())
+        cuda_int = _optional(lib, "nvmlSystemGetCudaDriverVersion_v2")
+        if cuda_int is None:
+            cuda_int = _optional(lib, "nvmlSystemGetCudaDriverVersion")
+        nvml_version = _optional(lib, "nvmlSystemGetNVMLVersion")
+        gpus = tuple(_gpu(lib, i) for i in range(int(lib.nvmlDeviceGetCount())))
+        return NvmlReport(
+            driver_version=driver,
+            cuda_driver_int=int(cuda_int) if cuda_int is not None else None,
+            nvml_version=_text(nvml_version) if nvml_version is not None else None,
+            gpus=gpus,
+        )
+    finally:
+        _optional(lib, "nvmlShutdown")
+
+
+def _gpu(lib: Any, index: int) -> GpuInfo:
+    handle = lib.nvmlDeviceGetHandleByIndex(index)
+    cc = _optional(lib, "nvmlDeviceGetCudaComputeCapability", handle)
+    memory = _optional(lib, "nvmlDeviceGetMemoryInfo", handle)
+    mig = _optional(lib, "nvmlDeviceGetMigMode", handle)
+    persistence = _optional(lib, "nvmlDeviceGetPersistenceMode", handle)
+    pci = _optional(lib, "nvmlDeviceGetPciInfo", handle)
+    uuid = _optional(lib, "nvmlDeviceGetUUID", handle)
+    return GpuInfo(
+        index=index,
+        name=_text(lib.nvmlDeviceGetName(handle)),
+        source=SOURCE,
+        uuid=_text(uuid) if uuid is not None else None,
+        compute_capability=f"{cc[0]}.{cc[1]}" if cc is not None else None,
+        memory_total_mib=int(memory.total) // (1024 * 1024) if memory is not None else None,
+        mig_mode=None if mig is None else ("Enabled" if mig[0] else "Disabled"),
+        persistence_mode=None if persistence is None else ("Enabled" if persistence else "Disabled"),
+        pcie_link_gen=_int(_optional(lib, "nvmlDeviceGetCurrPcieLinkGeneration", handle)),
+        pcie_link_gen_max=_int(_optional(lib, "nvmlDeviceGetMaxPcieLinkGeneration", handle)),
+        pcie_link_width=_int(_optional(lib, "nvmlDeviceGetCurrPcieLinkWidth", handle)),
+        pcie_link_width_max=_int(_optional(lib, "nvmlDeviceGetMaxPcieLinkWidth", handle)),
+        pci_bus_id=_text(pci.busId) if pci is not None and hasattr(pci, "busId") else None,
+    )
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if value is not None else None

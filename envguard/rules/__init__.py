@@ -1,0 +1,49 @@
+"""ALL_RULES and run_rules: judge a snapshot against the matrices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from envguard.findings import Finding, Report
+from envguard.matrix import Matrices
+from envguard.rules.arch import ArchRule
+from envguard.rules.base import Rule
+from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
+from envguard.rules.driver import DriverRule
+from envguard.rules.libraries import (
+    LoaderPathRule,
+    MixedWheelsRule,
+    SystemLibrariesRule,
+    ToolkitRule,
+    WheelPinRule,
+)
+from envguard.snapshot import Snapshot
+
+__all__ = ["ALL_RULES", "Rule", "run_rules"]
+
+ALL_RULES: tuple[Rule, ...] = (
+    DriverRule(),
+    ArchRule(),
+    CpuOnlyRule(),
+    PlatformRule(),
+    PythonRule(),
+    CompanionRule(),
+    WheelPinRule(),
+    LoaderPathRule(),
+    SystemLibrariesRule(),
+    MixedWheelsRule(),
+    ToolkitRule(),
+)
+
+
+def run_rules(
+    snapshot: Snapshot, matrices: Matrices, rules: Sequence[Rule] = ALL_RULES, notes: tuple[str, ...] = ()
+) -> Report:
+    """Run every rule; findings come out worst first, then in rule order. Duplicates are dropped."""
+    findings: list[Finding] = []
+    for rule in rules:
+        for finding in rule.check(snapshot, matrices):
+            if finding not in findings:
+                findings.append(finding)
+    ordered = sorted(findings, key=lambda f: -f.severity)
+    return Report(snapshot, tuple(ordered), matrices.loaded(), notes)

@@ -1,0 +1,122 @@
+"""arch-unsupported: a GPU whose compute capability has no SASS in the build and no usable PTX."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.matrix import Matrices
+from envguard.rules.base import build_evidence, ev, gpu_cc, pip_install_torch, series, torch_variant, version
+from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
+
+_ARCH = re.compile(r"^(sm|compute)_(\d+)(\d)[a-z]?$")
+
+
+def parse_arch_list(items: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``("sm_80", "compute_90")`` → SASS ccs ``("8.0",)``, PTX ccs ``("9.0",)``.
+
+    TensorFlow also writes bare "8.0" entries (SASS).
+    """
+    sass: list[str] = []
+    ptx: list[str] = []
+    for item in items:
+        text = item.strip().lower()
+        match = _ARCH.match(text)
+        if match:
+            cc = f"{int(match.group(2))}.{match.group(3)}"
+            (sass if match.group(1) == "sm" else ptx).append(cc)
+        elif re.match(r"^\d+\.\d$", text):
+            sass.append(text)
+    return tuple(sass), tuple(ptx)
+
+
+def runs_on(cc: str, sass: tuple[str, ...], ptx: tuple[str, ...]) -> bool:
+    """SASS runs on the same major with an equal or higher minor; PTX JIT-compiles forward."""
+    dev = version(cc)
+    if dev is None:
+        return True
+    for item in sass:
+        built = version(item)
+        if built is not None and built.major == dev.major and built.minor <= dev.minor:
+            return True
+    return any((built := version(item)) is not None and built <= dev for item in ptx)
+
+
+class ArchRule:
+    """Every GPU must have kernels (SASS or usable PTX) in each CUDA build."""
+
+    id = "arch"
+    summary = "each GPU's compute capability is compiled into each framework build"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield arch-unsupported / unknown-version findings."""
+        gpus = snapshot.gpu_list()
+        if not gpus:
+            return
+        for build in snapshot.frameworks:
+            if build.accelerator != "cuda" or build.name not in ("torch", "tensorflow"):
+                continue
+            arch = self._arch_list(build, matrices)
+            if arch is None:
+                names = ", ".join(sorted({g.name for g in gpus}))
+                yield Finding(
+                    "unknown-version", Severity.INFO,
+                    f"The architectures compiled into {build.name} {build.version} are not known to envguard, "
+                    f"so support for {names} is unverified.",
+                    (build_evidence(build),),
+                    "run `envguard check --deep` to read the arch list from the framework itself",
+                    matrices.torch.meta.source if build.name == "torch" else None, build.name,
+                )
+                continue
+            sass, ptx, where = arch
+            for gpu in gpus:
+                cc, cc_source = gpu_cc(gpu, matrices)
+                if cc is None or runs_on(cc, sass, ptx):
+                    continue
+                listed = " ".join([f"sm_{c.replace('.', '')}" for c in sass] + [f"compute_{c.replace('.', '')}" for c in ptx])
+                yield Finding(
+                    "arch-unsupported", Severity.ERROR,
+                    f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in "
+                    f"{build.name} {build.version}, which was compiled for {listed or 'no CUDA architecture'}.",
+                    (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                     build_evidence(build), ev("compiled architectures", listed, where)),
+                    self._fix(build, cc, matrices),
+                    where, build.name,
+                )
+
+    @staticmethod
+    def _arch_list(build: FrameworkBuild, matrices: Matrices) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
+        runtime = build.runtime
+        if isinstance(runtime, RuntimeReport) and runtime.arch_list:
+            sass, ptx = parse_arch_list(runtime.arch_list)
+            return sass, ptx, f"{build.name} runtime (get_arch_list)"
+        if build.arch_list:
+            sass, ptx = parse_arch_list(build.arch_list)
+            return sass, ptx, f"{build.distribution}: {build.source}"
+        if build.name == "torch":
+            release, variant = torch_variant(build, matrices)
+            if variant is not None and variant.sass is not None:
+                return variant.sass, variant.ptx or (), f"torch.toml {release.version if release else ''} {variant.tag} ({variant.prov.source})"
+        return None
+
+    @staticmethod
+    def _fix(build: FrameworkBuild, cc: str, matrices: Matrices) -> str:
+        if build.name != "torch":
+            return f"install a {build.name} build compiled for compute capability {cc} (see its release notes)"
+        current = version(series(build.version))
+        releases = [(version(r.version), r) for r in matrices.torch.releases]
+        known = sorted(((v, r) for v, r in releases if v is not None), key=lambda pair: pair[0])
+        # Prefer the same release, then the nearest newer one, then the nearest older one.
+        newer = [pair for pair in known if current is None or pair[0] >= current]
+        older = [pair for pair in reversed(known) if current is not None and pair[0] < current]
+        for rv, release in newer + older:
+            candidates = [v for v in release.variants if v.cuda and v.sass is not None
+                          and runs_on(cc, v.sass, v.ptx or ())]
+            if not candidates:
+                continue
+            variant = next((v for v in candidates if v.tag == release.pypi_default), candidates[0])
+            target = build.version if rv == current else f"{release.version}.*"
+            return (f"install a torch build with kernels for compute capability {cc}: "
+                    f"{pip_install_torch(target, variant)}")
+        return f"no torch build in envguard's matrices has kernels for compute capability {cc}"

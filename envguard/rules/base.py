@@ -1,0 +1,171 @@
+"""The Rule protocol and the small shared helpers rules use to read a snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from packaging.markers import InvalidMarker, Marker
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion, Version
+
+from envguard.findings import Evidence, Finding
+from envguard.matrix import Matrices, TorchRelease, TorchVariant
+from envguard.snapshot import (
+    DriverInfo,
+    FrameworkBuild,
+    GpuInfo,
+    PythonInfo,
+    Snapshot,
+    Unavailable,
+    normalize_name,
+)
+
+#: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
+CORE_FRAMEWORKS = ("torch", "tensorflow", "jax", "paddle")
+
+
+class Rule(Protocol):
+    """Judges one concern; pure: never probes, never prints."""
+
+    id: str
+    summary: str
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterable[Finding]:
+        """Yield findings for this snapshot."""
+        ...
+
+
+def version(text: str | None) -> Version | None:
+    """``Version(text)`` or None for missing or unparsable text."""
+    if not text:
+        return None
+    try:
+        return Version(text)
+    except InvalidVersion:
+        return None
+
+
+def series(text: str) -> str:
+    """``"2.5.1+cu124"`` → ``"2.5"``."""
+    v = version(text)
+    return f"{v.major}.{v.minor}" if v is not None else text
+
+
+def system_of(snapshot: Snapshot) -> str:
+    """"linux", "windows" or "darwin" for the target interpreter (falling back to the host)."""
+    if isinstance(snapshot.python, PythonInfo):
+        plat = snapshot.python.platform
+        return "windows" if plat.startswith("win") else "darwin" if plat == "darwin" else "linux"
+    host = snapshot.host.system.lower()
+    return "windows" if host.startswith("win") else host or "linux"
+
+
+def cuda_builds(snapshot: Snapshot) -> Iterator[FrameworkBuild]:
+    """Core framework builds that target CUDA."""
+    return (f for f in snapshot.frameworks if f.name in CORE_FRAMEWORKS and f.accelerator == "cuda")
+
+
+def ev(fact: str, value: object, source: str) -> Evidence:
+    """Shorthand for an Evidence row."""
+    return Evidence(fact, str(value), source)
+
+
+def driver_evidence(driver: DriverInfo) -> tuple[Evidence, ...]:
+    """The driver version and the CUDA it reports, with their source."""
+    rows = [ev("driver", driver.version, driver.source)]
+    if driver.cuda_driver_version:
+        rows.append(ev("driver max CUDA", driver.cuda_driver_version, driver.source))
+    return tuple(rows)
+
+
+def build_evidence(build: FrameworkBuild) -> Evidence:
+    """``torch 2.5.1+cu124 (CUDA 12.4)`` with its source."""
+    detail = f" (CUDA {build.cuda})" if build.cuda and build.accelerator == "cuda" else ""
+    return ev(build.name, f"{build.version}{detail}", f"{build.distribution}: {build.source}")
+
+
+def gpu_cc(gpu: GpuInfo, matrices: Matrices) -> tuple[str | None, str]:
+    """A GPU's compute capability and where it came from (the GPU itself, or the name table)."""
+    if gpu.compute_capability:
+        return gpu.compute_capability, gpu.source
+    row = matrices.gpu_arch.lookup_name(gpu.name)
+    if row is not None:
+        return row.cc, f"gpu-arch.toml ({row.prov.source})"
+    return None, "unknown"
+
+
+def torch_variant(build: FrameworkBuild, matrices: Matrices) -> tuple[TorchRelease | None, TorchVariant | None]:
+    """The torch matrix release and variant a build belongs to."""
+    release = matrices.torch.release(build.version)
+    if release is None:
+        return None, None
+    if build.accelerator == "cuda" and build.cuda:
+        return release, release.variant("cu" + build.cuda.replace(".", "")[:4])
+    if build.accelerator == "cpu":
+        return release, release.variant("cpu")
+    return release, None
+
+
+def pip_install_torch(full_version: str, variant: TorchVariant | None) -> str:
+    """The exact command that installs this torch release and variant (from its own index)."""
+    base = Version(full_version).public if version(full_version) else full_version
+    cmd = f"pip install 'torch=={base}'"
+    if variant is None:
+        return cmd
+    if variant.index_url:
+        cmd += f" --index-url {variant.index_url}"
+    return cmd
+
+
+def marker_environment(python: PythonInfo | Unavailable) -> dict[str, str] | None:
+    """PEP 508 marker environment of the target interpreter (None when unknown)."""
+    if isinstance(python, Unavailable):
+        return None
+    plat = python.platform
+    system = "Windows" if plat.startswith("win") else "Darwin" if plat == "darwin" else "Linux"
+    short = ".".join(python.version.split(".")[:2])
+    return {
+        "python_version": short,
+        "python_full_version": python.version,
+        "platform_system": system,
+        "platform_machine": python.machine,
+        "sys_platform": plat,
+        "os_name": "nt" if system == "Windows" else "posix",
+        "implementation_name": python.implementation.lower(),
+        "platform_python_implementation": python.implementation,
+        "extra": "",
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """One Requires-Dist requirement of an installed distribution that applies here."""
+
+    owner: str
+    requirement: Requirement
+
+
+def applicable_requirements(snapshot: Snapshot, owner: str, prefix: str = "") -> list[Pin]:
+    """Requires-Dist of ``owner`` whose markers hold for the target (extras excluded)."""
+    dist = snapshot.package_map().get(normalize_name(owner))
+    env = marker_environment(snapshot.python)
+    if dist is None or env is None:
+        return []
+    out = []
+    for line in dist.requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if prefix and not normalize_name(req.name).startswith(prefix):
+            continue
+        if req.marker is not None:
+            try:
+                if not Marker(str(req.marker)).evaluate(env):
+                    continue
+            except (InvalidMarker, ValueError):
+                continue
+        out.append(Pin(dist.name, req))
+    return out

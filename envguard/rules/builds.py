@@ -1,0 +1,243 @@
+"""Build rules: cpu-only-build, platform-unsupported, python-unsupported, companion-mismatch, unknown-version."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.matrix import Matrices
+from envguard.rules.base import (
+    CORE_FRAMEWORKS,
+    applicable_requirements,
+    build_evidence,
+    ev,
+    series,
+    system_of,
+    torch_variant,
+    version,
+)
+from envguard.snapshot import FrameworkBuild, PythonInfo, Snapshot
+
+_CPU_FIX = {
+    "torch": "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128  "
+             "# pick the cuXXX that `envguard matrix`/this report says your driver and GPU support",
+    "tensorflow": "pip uninstall -y tensorflow-cpu && pip install 'tensorflow[and-cuda]'",
+    "jax": "pip install -U 'jax[cuda12]'  # or jax[cuda13] with driver >= 580",
+    "paddle": "pip install paddlepaddle-gpu  # from the index for your CUDA version (paddlepaddle.org.cn)",
+}
+
+
+class CpuOnlyRule:
+    """A GPU is present but a framework build cannot use it."""
+
+    id = "cpu-only"
+    summary = "frameworks on a GPU machine are GPU builds"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cpu-only-build findings."""
+        gpus = snapshot.gpu_list()
+        if not gpus:
+            return
+        system = system_of(snapshot)
+        for build in snapshot.frameworks:
+            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu":
+                continue
+            if build.name == "tensorflow" and system == "windows":
+                continue  # platform-unsupported says it better: no TF GPU build exists there
+            why = {"torch": "its version ends in +cpu / torch.version.cuda is None",
+                   "tensorflow": f"{build.distribution} has no CUDA support",
+                   "jax": "no jax-cuda plugin is installed"}.get(build.name, "it is a CPU build")
+            fix = _CPU_FIX[build.name]
+            if build.name == "torch":
+                release, _ = torch_variant(build, matrices)
+                fix = (f"pip install --force-reinstall 'torch=={series(build.version)}.*' --index-url "
+                       f"https://download.pytorch.org/whl/<cuXXX>  # a CUDA variant of this release: "
+                       + ", ".join(v.tag for v in (release.variants if release else ()) if v.cuda)).rstrip(": ")
+            yield Finding(
+                "cpu-only-build", Severity.ERROR,
+                f"{build.name} {build.version} is a CPU-only build ({why}), so it cannot use "
+                f"the {gpus[0].name}{' and other GPUs' if len(gpus) > 1 else ''} on this machine.",
+                (build_evidence(build), ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)),
+                fix, None, build.name,
+            )
+
+
+class PlatformRule:
+    """Builds that do not exist for this operating system."""
+
+    id = "platform"
+    summary = "GPU builds exist for this operating system"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield platform-unsupported findings."""
+        system = system_of(snapshot)
+        for build in snapshot.frameworks:
+            if build.name == "tensorflow" and system == "windows":
+                release = matrices.tensorflow.release(build.version)
+                if release is not None and release.windows_native_gpu is False:
+                    yield Finding(
+                        "platform-unsupported", Severity.ERROR,
+                        f"TensorFlow {build.version} has no GPU support on native Windows (the last native-"
+                        "Windows GPU release was 2.10), so it runs on the CPU whatever CUDA is installed.",
+                        (build_evidence(build), ev("platform", "native Windows", "target interpreter sys.platform")),
+                        "use WSL2 (pip install 'tensorflow[and-cuda]' inside it), or pin "
+                        "'tensorflow<2.11' with CUDA 11.2 / cuDNN 8.1 on Windows",
+                        release.prov.source, build.name,
+                    )
+            elif build.accelerator == "cuda" and system == "darwin":
+                yield Finding(
+                    "platform-unsupported", Severity.ERROR,
+                    f"{build.name} {build.version} claims a CUDA build, but macOS has no CUDA support.",
+                    (build_evidence(build), ev("platform", "macOS", "target interpreter sys.platform")),
+                    f"reinstall {build.distribution} from the default index (CPU / Metal build)", None, build.name,
+                )
+
+
+class PythonRule:
+    """The Python version must be one the framework release supports."""
+
+    id = "python"
+    summary = "Python version inside each framework release's supported range"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield python-unsupported and unknown-version findings."""
+        python = snapshot.python
+        if not isinstance(python, PythonInfo):
+            return
+        py = version(python.version)
+        for build in snapshot.frameworks:
+            if build.name == "torch":
+                release = matrices.torch.release(build.version)
+                newest = matrices.torch.newest()
+            elif build.name == "tensorflow":
+                release = matrices.tensorflow.release(build.version)  # type: ignore[assignment] # reason: both have .python/.prov
+                newest = matrices.tensorflow.newest()
+            else:
+                continue
+            if release is None:
+                bv = version(series(build.version))
+                if bv is not None and newest is not None and bv > newest:
+                    yield Finding(
+                        "unknown-version", Severity.INFO,
+                        f"{build.name} {build.version} is newer than envguard's matrices (newest known: "
+                        f"{newest}); its requirements are unknown, not assumed.",
+                        (build_evidence(build),), "update envguard to get newer matrices", None, build.name,
+                    )
+                continue
+            if py is None or py.public in release.python or f"{py.major}.{py.minor}" in release.python:
+                continue
+            yield Finding(
+                "python-unsupported", Severity.ERROR,
+                f"Python {python.version} is outside what {build.name} {series(build.version)} supports "
+                f"({release.python}).",
+                (ev("python", python.version, python.executable), build_evidence(build),
+                 ev("supported", str(release.python), f"{build.name}.toml {release.version}")),
+                f"use a Python matching {release.python} (e.g. `uv venv --python "
+                f"{_suggest_python(str(release.python))}`), or a {build.name} release that supports "
+                f"Python {py.major}.{py.minor}",
+                release.prov.source, build.name,
+            )
+
+
+def _suggest_python(spec: str) -> str:
+    """The newest 3.x minor a specifier admits (for the fix text)."""
+    from packaging.specifiers import SpecifierSet
+
+    spec_set = SpecifierSet(spec)
+    for minor in range(15, 5, -1):
+        if f"3.{minor}" in spec_set or f"3.{minor}.0" in spec_set:
+            return f"3.{minor}"
+    return spec
+
+
+class CompanionRule:
+    """torchvision/torchaudio and JAX plugins must match their core release and CUDA variant."""
+
+    id = "companion"
+    summary = "companion packages match the core framework release and variant"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield companion-mismatch findings."""
+        torch = snapshot.framework("torch")
+        if torch is not None:
+            for name in ("torchvision", "torchaudio"):
+                companion = snapshot.framework(name)
+                if companion is not None:
+                    yield from self._torch_companion(snapshot, torch, companion, matrices)
+        yield from self._jax(snapshot)
+
+    def _torch_companion(
+        self, snapshot: Snapshot, torch: FrameworkBuild, comp: FrameworkBuild, matrices: Matrices
+    ) -> Iterator[Finding]:
+        tv = version(torch.version)
+        if tv is None:
+            return
+        evidence = (build_evidence(torch), build_evidence(comp))
+        # 1. The companion's own wheel metadata pins torch: the most direct evidence.
+        for pin in applicable_requirements(snapshot, comp.distribution, "torch"):
+            if pin.requirement.name.lower() != "torch" or not pin.requirement.specifier:
+                continue
+            if not pin.requirement.specifier.contains(tv.public, prereleases=True):
+                yield Finding(
+                    "companion-mismatch", Severity.ERROR,
+                    f"{comp.name} {comp.version} requires torch{pin.requirement.specifier}, "
+                    f"but torch {torch.version} is installed.",
+                    (*evidence, ev(f"{comp.name} requires", str(pin.requirement), f"{comp.distribution} Requires-Dist")),
+                    f"pip install '{comp.name}' 'torch=={tv.public}' together from the same index "
+                    "(pip resolves the matching pair)",
+                    None, comp.name,
+                )
+                return
+        # 2. The release table.
+        release = matrices.torch.release(torch.version)
+        expected = (release.torchvision if comp.name == "torchvision" else release.torchaudio) if release else None
+        if expected and version(expected) is not None:
+            have = version(series(comp.version))
+            ok = have == version(expected)
+            if comp.name == "torchaudio" and tv >= version("2.11") and have is not None:  # type: ignore[operator] # reason: literal parses
+                ok = have >= version("2.11")  # type: ignore[operator] # reason: literal parses
+            if not ok:
+                yield Finding(
+                    "companion-mismatch", Severity.ERROR,
+                    f"{comp.name} {comp.version} does not belong to torch {series(torch.version)}, "
+                    f"whose companion is {comp.name} {expected}.",
+                    (*evidence, ev("expected", f"{comp.name} {expected}.x", f"torch.toml {release.version if release else ''}")),
+                    f"pip install '{comp.name}=={expected}.*' matching torch {series(torch.version)}",
+                    release.prov.source if release else None, comp.name,
+                )
+                return
+        # 3. The CUDA variant (local version) must agree.
+        if comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu" or (
+            comp.accelerator == "cpu" and torch.accelerator == "cuda"
+        ):
+            yield Finding(
+                "companion-mismatch", Severity.ERROR,
+                f"{comp.name} {comp.version} and torch {torch.version} are different CUDA variants "
+                f"({comp.cuda or comp.accelerator} vs {torch.cuda or torch.accelerator}); their C++ "
+                "operators will fail to load.",
+                evidence,
+                f"reinstall {comp.name} from the same index as torch (the +{(version(torch.version) or tv).local or 'default'} "
+                "variant)",
+                None, comp.name,
+            )
+
+    @staticmethod
+    def _jax(snapshot: Snapshot) -> Iterator[Finding]:
+        packages = snapshot.package_map()
+        jaxlib = packages.get("jaxlib")
+        if jaxlib is None:
+            return
+        for plugin_name in ("jax-cuda12-plugin", "jax-cuda13-plugin", "jax-cuda12-pjrt", "jax-cuda13-pjrt"):
+            plugin = packages.get(plugin_name)
+            if plugin is None:
+                continue
+            pv, jv = version(plugin.version), version(jaxlib.version)
+            if pv is not None and jv is not None and pv.public != jv.public:
+                yield Finding(
+                    "companion-mismatch", Severity.ERROR,
+                    f"{plugin_name} {plugin.version} does not match jaxlib {jaxlib.version}; JAX requires "
+                    "the CUDA plugin and jaxlib to be the same release.",
+                    (ev("jaxlib", jaxlib.version, "metadata"), ev(plugin_name, plugin.version, "metadata")),
+                    f"pip install -U 'jax[cuda{plugin_name[8:10]}]'  # installs a matching jaxlib and plugin",
+                    "https://docs.jax.dev/en/latest/installation.html", "jax",
+                )

@@ -1,0 +1,120 @@
+"""Driver rules: driver-missing, driver-library-mismatch, driver-too-old (minor-version compat applied)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.matrix import Matrices
+from envguard.rules.base import (
+    build_evidence,
+    cuda_builds,
+    driver_evidence,
+    ev,
+    pip_install_torch,
+    system_of,
+    version,
+)
+from envguard.snapshot import DriverInfo, FrameworkBuild, Snapshot, Unavailable
+
+RELOAD_FIX = (
+    "reboot, or unload and reload the NVIDIA kernel modules so they match the installed user-space "
+    "driver: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
+)
+
+
+class DriverRule:
+    """Is there a driver, does it match its own libraries, and is it new enough for each CUDA build?"""
+
+    id = "driver"
+    summary = "NVIDIA driver present, consistent, and new enough for each framework's CUDA build"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield driver findings."""
+        driver = snapshot.driver
+        builds = list(cuda_builds(snapshot))
+        if isinstance(driver, Unavailable):
+            yield from self._unavailable(driver, builds, snapshot)
+            return
+        for build in builds:
+            yield from self._too_old(driver, build, snapshot, matrices)
+
+    def _unavailable(self, driver: Unavailable, builds: list[FrameworkBuild], snapshot: Snapshot) -> Iterator[Finding]:
+        evidence = (ev("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried) or "probe"),)
+        if driver.code == "driver-library-mismatch":
+            yield Finding(
+                "driver-library-mismatch", Severity.ERROR,
+                "The NVIDIA kernel module and the user-space driver libraries have different versions "
+                "(NVML: Driver/library version mismatch), so no CUDA program can start.",
+                evidence, RELOAD_FIX, "https://docs.nvidia.com/deploy/nvml-api/ (NVML_ERROR_LIB_RM_VERSION_MISMATCH)",
+                "driver",
+            )
+            return
+        if not builds:
+            return
+        names = ", ".join(f"{b.name} {b.version}" for b in builds)
+        # An installed-but-not-loaded driver means a GPU is expected here; no driver at all may be a CPU box.
+        loaded_problem = driver.code in ("driver-not-loaded", "timeout", "nvml-error")
+        severity = Severity.ERROR if loaded_problem or snapshot.gpu_list() else Severity.WARNING
+        tail = ("the driver is installed but not loaded" if driver.code == "driver-not-loaded"
+                else "no NVIDIA driver answers")
+        yield Finding(
+            "driver-missing", severity,
+            f"{names} {'is a CUDA build' if len(builds) == 1 else 'are CUDA builds'}, but {tail}, "
+            "so they can only run on the CPU.",
+            evidence + tuple(build_evidence(b) for b in builds),
+            "install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` or your distribution's "
+            "nvidia-driver package) and reboot; or, on a machine without an NVIDIA GPU, install CPU builds "
+            "(pip install torch --index-url https://download.pytorch.org/whl/cpu)",
+            None, "driver",
+        )
+
+    def _too_old(
+        self, driver: DriverInfo, build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices
+    ) -> Iterator[Finding]:
+        if not build.cuda:
+            return
+        system = system_of(snapshot)
+        floor = matrices.cuda_driver.floor(build.cuda, system)
+        have = version(driver.version)
+        if floor is None or have is None:
+            yield Finding(
+                "unknown-version", Severity.INFO,
+                f"envguard's cuda-driver matrix has no driver floor for CUDA {build.cuda} on {system}, "
+                f"so whether driver {driver.version} runs {build.name} {build.version} is unknown.",
+                (*driver_evidence(driver), build_evidence(build)),
+                "update envguard (newer matrices), or compare with NVIDIA's CUDA release notes, Table 3",
+                matrices.cuda_driver.meta.source, build.name,
+            )
+            return
+        if have >= floor.min_driver:
+            return
+        fix = f"upgrade the NVIDIA driver to {floor.min_driver} or newer"
+        alternative = self._older_build(driver, build, matrices, system)
+        if alternative:
+            fix += f"; or keep the driver and install a build it can run: {alternative}"
+        yield Finding(
+            "driver-too-old", Severity.ERROR,
+            f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs driver "
+            f">= {floor.min_driver} ({floor.rule}), but driver {driver.version} is installed"
+            + (f" (it supports CUDA {driver.cuda_driver_version} at most)." if driver.cuda_driver_version else "."),
+            (*driver_evidence(driver), build_evidence(build),
+             ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
+            fix, floor.prov.source, build.name,
+        )
+
+    @staticmethod
+    def _older_build(driver: DriverInfo, build: FrameworkBuild, matrices: Matrices, system: str) -> str | None:
+        """The newest variant of the same torch release whose CUDA this driver runs."""
+        if build.name != "torch":
+            return None
+        release = matrices.torch.release(build.version)
+        have = version(driver.version)
+        if release is None or have is None:
+            return None
+        for variant in sorted((v for v in release.variants if v.cuda), key=lambda v: version(v.cuda) or version("0"),
+                              reverse=True):
+            floor = matrices.cuda_driver.floor(variant.cuda or "", system)
+            if floor is not None and have >= floor.min_driver:
+                return pip_install_torch(build.version, variant)
+        return None

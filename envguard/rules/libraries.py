@@ -1,0 +1,306 @@
+"""Library rules: cudnn-mismatch, nccl-mismatch, cuda-libs-missing, mixed-cuda-wheels, toolkit-mismatch."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.matrix import Matrices
+from envguard.rules.base import (
+    applicable_requirements,
+    build_evidence,
+    cuda_builds,
+    ev,
+    series,
+    system_of,
+    torch_variant,
+    version,
+)
+from envguard.snapshot import CudaToolkit, FrameworkBuild, SharedLibrary, Snapshot, normalize_name
+
+#: NVIDIA wheels named without a -cuNN suffix from CUDA 13 on (their version's major is the CUDA major).
+UNSUFFIXED_CUDA_WHEELS = frozenset({
+    "nvidia-cuda-runtime", "nvidia-cublas", "nvidia-cuda-nvrtc", "nvidia-nvjitlink", "nvidia-cufft",
+    "nvidia-curand", "nvidia-cusolver", "nvidia-cusparse", "nvidia-cuda-cupti", "nvidia-cuda-nvcc",
+    "nvidia-nvtx", "nvidia-npp", "nvidia-nvjpeg", "nvidia-cufile", "nvidia-cuda-crt", "nvidia-cuda-cccl",
+})
+_SUFFIX = re.compile(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
+
+
+def wheel_cuda_major(name: str, dist_version: str) -> tuple[str, int] | None:
+    """``("nvidia-cudnn", 12)`` for nvidia-cudnn-cu12; ``("nvidia-cublas", 13)`` for nvidia-cublas 13.1."""
+    key = normalize_name(name)
+    match = _SUFFIX.match(key)
+    if match:
+        return match.group(1), int(match.group(2))
+    if key in UNSUFFIXED_CUDA_WHEELS:
+        v = version(dist_version)
+        if v is not None and v.major >= 13:
+            return key, v.major
+    return None
+
+
+def _same_or_newer_minor(found: str, needed: str) -> bool:
+    """cuDNN's rule: the same major, and a minor at least the one built against."""
+    f, n = version(found), version(needed)
+    if f is None or n is None:
+        return True
+    return f.major == n.major and (f.major, f.minor) >= (n.major, n.minor)
+
+
+def _soname_major(lib: SharedLibrary) -> int | None:
+    match = re.search(r"\.so\.(\d+)", lib.soname)
+    return int(match.group(1)) if match else None
+
+
+class WheelPinRule:
+    """The NVIDIA wheels a framework's metadata pins must be installed at a compatible version."""
+
+    id = "wheel-pins"
+    summary = "nvidia-* wheels pinned by framework metadata are installed and compatible"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cuda-libs-missing / cudnn-mismatch / nccl-mismatch findings from Requires-Dist pins."""
+        packages = snapshot.package_map()
+        for build in cuda_builds(snapshot):
+            for pin in applicable_requirements(snapshot, build.distribution, "nvidia-"):
+                req = pin.requirement
+                name = normalize_name(req.name)
+                have = packages.get(name)
+                if have is None:
+                    yield Finding(
+                        "cuda-libs-missing", Severity.ERROR,
+                        f"{build.name} {build.version} needs {req.name}{req.specifier}, which is not installed, "
+                        "so its CUDA libraries cannot load.",
+                        (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
+                         ev(req.name, "not installed", "target interpreter distributions")),
+                        f"pip install '{req.name}{req.specifier}'", None, build.name,
+                    )
+                    continue
+                if not req.specifier or req.specifier.contains(have.version, prereleases=True):
+                    continue
+                pinned = next((s.version for s in req.specifier if s.operator in ("==", ">=")), None)
+                if name.startswith("nvidia-cudnn") and pinned and _same_or_newer_minor(have.version, pinned):
+                    continue  # a newer cuDNN minor of the same major is compatible (cuDNN's own rule)
+                if name.startswith("nvidia-nccl") and pinned and (version(have.version) or version("0")) >= (
+                        version(pinned) or version("0")):
+                    continue  # a newer NCCL 2.x keeps the symbols older builds use
+                code = ("cudnn-mismatch" if name.startswith("nvidia-cudnn")
+                        else "nccl-mismatch" if name.startswith("nvidia-nccl") else "cuda-libs-missing")
+                yield Finding(
+                    code, Severity.ERROR,
+                    f"{build.name} {build.version} was built against {req.name}{req.specifier}, but "
+                    f"{req.name} {have.version} is installed"
+                    + (" (older: symbols it needs are missing)." if code == "nccl-mismatch" else "."),
+                    (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
+                     ev(req.name, have.version, "target interpreter distributions")),
+                    f"pip install '{req.name}{req.specifier}'  # or find what else pins {req.name}: "
+                    f"pip show {req.name} / pipdeptree -r -p {req.name}",
+                    None, build.name,
+                )
+
+
+class LoaderPathRule:
+    """LD_LIBRARY_PATH entries beat a wheel's RUNPATH: an old cuDNN/NCCL there shadows the bundled one."""
+
+    id = "loader-path"
+    summary = "libraries on LD_LIBRARY_PATH do not shadow the ones frameworks were built against"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cudnn-mismatch / nccl-mismatch findings for shadowing libraries."""
+        if system_of(snapshot) != "linux":
+            return
+        shadow = [lib for lib in snapshot.libraries if lib.source == "LD_LIBRARY_PATH"]
+        if not shadow:
+            return
+        for build in cuda_builds(snapshot):
+            cudnn, nccl = self._expected(build, matrices)
+            for lib in shadow:
+                if lib.name == "cudnn" and cudnn:
+                    yield from self._judge(build, lib, cudnn, "cudnn-mismatch", "cuDNN", snapshot)
+                elif lib.name == "nccl" and nccl and lib.version:
+                    lv, nv = version(lib.version), version(nccl)
+                    if lv is not None and nv is not None and lv < nv:
+                        yield self._finding(build, lib, nccl, "nccl-mismatch", "NCCL", snapshot)
+
+    @staticmethod
+    def _expected(build: FrameworkBuild, matrices: Matrices) -> tuple[str | None, str | None]:
+        cudnn, nccl = build.cudnn, build.nccl
+        if build.name == "torch" and (cudnn is None or nccl is None):
+            _, variant = torch_variant(build, matrices)
+            if variant is not None:
+                cudnn, nccl = cudnn or variant.cudnn, nccl or variant.nccl
+        return cudnn, nccl
+
+    def _judge(
+        self, build: FrameworkBuild, lib: SharedLibrary, needed: str, code: str, label: str, snapshot: Snapshot
+    ) -> Iterator[Finding]:
+        needed_v = version(needed)
+        if needed_v is None:
+            return
+        major = _soname_major(lib)
+        if lib.version is not None:
+            if not _same_or_newer_minor(lib.version, needed):
+                yield self._finding(build, lib, needed, code, label, snapshot)
+        elif major is not None and major != needed_v.major:
+            # Different soname major: the loader keeps looking, so this one is not loaded instead.
+            return
+
+    @staticmethod
+    def _finding(
+        build: FrameworkBuild, lib: SharedLibrary, needed: str, code: str, label: str, snapshot: Snapshot
+    ) -> Finding:
+        folder = os.path.dirname(lib.path)
+        return Finding(
+            code, Severity.ERROR,
+            f"{label} {lib.version or lib.soname} in {folder} (on LD_LIBRARY_PATH) is loaded before the {label} "
+            f"{needed} that {build.name} {build.version} was built against, and it is older.",
+            (build_evidence(build), ev(f"{label} needed", needed, build.source),
+             ev(f"{label} first on the loader path", f"{lib.version or '?'} ({lib.path})", "LD_LIBRARY_PATH"),
+             ev("LD_LIBRARY_PATH", snapshot.environment.get("LD_LIBRARY_PATH", "?"), "environment")),
+            f"remove {folder} from LD_LIBRARY_PATH (the wheel brings its own {label}), or install {label} "
+            f">= {needed} there",
+            None, build.name,
+        )
+
+
+class SystemLibrariesRule:
+    """Builds that dlopen system CUDA/cuDNN (TensorFlow < 2.14, or without [and-cuda]) need them findable."""
+
+    id = "system-libs"
+    summary = "CUDA and cuDNN libraries that a build loads from the system are findable"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cuda-libs-missing / cudnn-mismatch findings for TensorFlow."""
+        tf = snapshot.framework("tensorflow")
+        if tf is None or tf.accelerator != "cuda" or system_of(snapshot) != "linux":
+            return
+        release = matrices.tensorflow.release(tf.version)
+        cuda = tf.cuda or (release.cuda if release else None)
+        cudnn = tf.cudnn or (release.cudnn if release else None)
+        libs = snapshot.libraries
+        for family, needed in (("cudart", cuda), ("cudnn", cudnn)):
+            nv = version(needed)
+            if nv is None:
+                continue
+            matching = [lib for lib in libs if lib.name == family and _soname_major(lib) == nv.major]
+            if family == "cudart" and nv.major == 11:
+                matching = [lib for lib in matching if lib.soname.endswith(".so.11.0")]
+            label = "CUDA runtime" if family == "cudart" else "cuDNN"
+            if not matching:
+                found = sorted({lib.soname for lib in libs if lib.name == family})
+                yield Finding(
+                    "cuda-libs-missing", Severity.ERROR,
+                    f"TensorFlow {tf.version} loads the {label} {needed} libraries at run time, but no "
+                    f"lib{family}.so.{nv.major}{'.0' if family == 'cudart' and nv.major == 11 else ''} is on the "
+                    "loader path, so it will skip the GPU.",
+                    (build_evidence(tf), ev(f"{label} needed", needed, tf.source),
+                     ev(f"lib{family} found", ", ".join(found) or "none", "ldconfig, LD_LIBRARY_PATH, wheels")),
+                    "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
+                    if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
+                    f"install CUDA {needed} and cuDNN {cudnn} and put their lib64 folders on LD_LIBRARY_PATH",
+                    release.prov.source if release else None, "tensorflow",
+                )
+            elif family == "cudnn" and needed and "." in needed:
+                first = matching[0]
+                if first.version and not _same_or_newer_minor(first.version, needed):
+                    yield Finding(
+                        "cudnn-mismatch", Severity.ERROR,
+                        f"TensorFlow {tf.version} was built with cuDNN {needed}, but the cuDNN that loads first "
+                        f"is {first.version} ({first.path}); cuDNN needs the same major and an equal or newer minor.",
+                        (build_evidence(tf), ev("cuDNN loaded", f"{first.version} ({first.path})", first.source)),
+                        f"install cuDNN >= {needed} on the loader path, or remove the older one from it "
+                        f"(with TF >= 2.14: pip install 'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
+                        release.prov.source if release else None, "tensorflow",
+                    )
+
+
+class MixedWheelsRule:
+    """NVIDIA wheels for different CUDA majors installed side by side."""
+
+    id = "mixed-wheels"
+    summary = "one CUDA major across nvidia-* wheels"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield mixed-cuda-wheels (warning) and, for NCCL/cuDNN twins, nccl-/cudnn-mismatch (error)."""
+        if isinstance(snapshot.packages, tuple):
+            dists = snapshot.packages
+        else:
+            return
+        by_major: dict[int, list[str]] = {}
+        by_component: dict[str, list[tuple[int, str]]] = {}
+        for dist in dists:
+            parsed = wheel_cuda_major(dist.name, dist.version)
+            if parsed is None:
+                continue
+            component, major = parsed
+            by_major.setdefault(major, []).append(f"{dist.name} {dist.version}")
+            by_component.setdefault(component, []).append((major, f"{dist.name} {dist.version}"))
+        if len(by_major) < 2:
+            return
+        listing = "; ".join(f"CUDA {m}: {', '.join(sorted(n))}" for m, n in sorted(by_major.items()))
+        yield Finding(
+            "mixed-cuda-wheels", Severity.WARNING,
+            f"NVIDIA wheels for CUDA {' and '.join(str(m) for m in sorted(by_major))} are installed side by side; "
+            "whichever a framework loads first decides which libraries the other gets.",
+            (ev("nvidia wheels", listing, "target interpreter distributions"),),
+            "keep the wheels of the CUDA major your frameworks were built for: `pip uninstall` the others, "
+            "or give each framework its own environment",
+            None, "nvidia-wheels",
+        )
+        for component in ("nvidia-nccl", "nvidia-cudnn"):
+            twins = by_component.get(component, [])
+            if len({m for m, _ in twins}) > 1:
+                code = "nccl-mismatch" if component == "nvidia-nccl" else "cudnn-mismatch"
+                yield Finding(
+                    code, Severity.ERROR,
+                    f"{' and '.join(n for _, n in sorted(twins))} are both installed; they unpack into the same "
+                    f"nvidia/{component[7:]}/ folder, so one overwrote the other's library.",
+                    (ev(component, ", ".join(n for _, n in twins), "target interpreter distributions"),),
+                    "pip uninstall the one for the CUDA major your framework was not built for, then "
+                    "`pip install --force-reinstall` the other",
+                    None, "nvidia-wheels",
+                )
+
+
+class ToolkitRule:
+    """The nvcc on PATH should match the framework's CUDA major (only matters for building extensions)."""
+
+    id = "toolkit"
+    summary = "the CUDA toolkit used to build extensions matches each framework's CUDA major"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield toolkit-mismatch warnings."""
+        active = self._active(snapshot)
+        if active is None:
+            return
+        tk = version(active.version)
+        for build in cuda_builds(snapshot):
+            if build.name != "torch" or not build.cuda:
+                continue
+            bv = version(build.cuda)
+            if tk is None or bv is None or tk.major == bv.major:
+                continue
+            yield Finding(
+                "toolkit-mismatch", Severity.WARNING,
+                f"The CUDA toolkit that builds extensions ({active.version}, {active.source}) differs from the "
+                f"CUDA {build.cuda} that {build.name} {series(build.version)} was built with: compiling CUDA "
+                "extensions (flash-attn, apex, custom ops) will fail or misbehave; the wheels themselves are fine.",
+                (ev("toolkit", f"{active.version} ({active.nvcc_path or active.path})", active.source),
+                 build_evidence(build)),
+                f"install CUDA toolkit {bv.major}.x (e.g. pip install 'nvidia-cuda-nvcc-cu{bv.major}' or the "
+                f"runfile) and point CUDA_HOME at it before building extensions",
+                None, build.name,
+            )
+
+    @staticmethod
+    def _active(snapshot: Snapshot) -> CudaToolkit | None:
+        toolkits = snapshot.toolkit_list()
+        home = snapshot.environment.get("CUDA_HOME") or snapshot.environment.get("CUDA_PATH")
+        if home:
+            hit = next((t for t in toolkits if t.path and os.path.realpath(t.path) == os.path.realpath(home)), None)
+            if hit is not None:
+                return hit
+        return next((t for t in toolkits if "nvcc on PATH" in t.source), None)

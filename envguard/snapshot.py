@@ -1,0 +1,360 @@
+"""The Snapshot: every fact envguard gathered about one environment, as versioned pure data."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar, Union
+
+from envguard.errors import SnapshotError
+
+#: Bump when a reader of the previous version could misread the new layout.
+SNAPSHOT_SCHEMA: Final = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """A fact envguard looked for and could not establish. Not an error."""
+
+    reason: str
+    #: Sources attempted, in order ("NVML", "/proc/driver/nvidia/version", "nvidia-smi").
+    tried: tuple[str, ...] = ()
+    #: A machine-readable cause where one is known ("driver-library-mismatch", "timeout", ...).
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    """Operating system and hardware of the machine (not the GPU)."""
+
+    system: str
+    arch: str
+    kernel: str | None = None
+    distro: str | None = None
+    glibc: str | None = None
+    #: "docker", "podman", "kubernetes", "containerd", "lxc" ... or None on bare metal / VMs.
+    container: str | None = None
+    wsl: bool = False
+    cpu_count: int | None = None
+    memory_bytes: int | None = None
+    source: str = "platform"
+
+
+@dataclass(frozen=True, slots=True)
+class DriverInfo:
+    """The NVIDIA driver as one source reports it."""
+
+    #: Driver version, e.g. "550.90.07"; on R610+ the "KMD version".
+    version: str
+    #: Highest CUDA version the driver supports ("12.4"); NOT an installed toolkit.
+    cuda_driver_version: str | None
+    source: str
+    #: Kernel-module version from /proc/driver/nvidia/version when it was read.
+    kernel_module_version: str | None = None
+    #: Version of the user-space NVML library (may differ from the module: a mismatch).
+    nvml_library_version: str | None = None
+    #: "open" or "proprietary" kernel module where /proc says so.
+    kernel_module_flavor: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GpuInfo:
+    """One physical GPU (MIG slices are described by ``mig_mode``, not listed separately)."""
+
+    index: int
+    name: str
+    source: str
+    uuid: str | None = None
+    #: "major.minor", e.g. "9.0"; None when the source cannot tell.
+    compute_capability: str | None = None
+    memory_total_mib: int | None = None
+    #: "Enabled" / "Disabled" / None (not supported or unknown).
+    mig_mode: str | None = None
+    persistence_mode: str | None = None
+    pcie_link_gen: int | None = None
+    pcie_link_gen_max: int | None = None
+    pcie_link_width: int | None = None
+    pcie_link_width_max: int | None = None
+    pci_bus_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CudaToolkit:
+    """An installed CUDA toolkit (compiler and libraries), wherever it was found."""
+
+    version: str
+    #: Installation root (the folder holding bin/ and lib64/), when known.
+    path: str | None
+    #: "nvcc on PATH", "CUDA_HOME", "version.json", "/usr/local/cuda-12.4" ...
+    source: str
+    nvcc_path: str | None = None
+    #: The full release string (e.g. "13.0.88"), when nvcc or version.json gives it.
+    build: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedLibrary:
+    """A CUDA-family shared library the dynamic loader (or a framework) would find."""
+
+    #: Library family: "cudart", "cudnn", "nccl", "cublas", "nvrtc", "cuda" (the driver's libcuda).
+    name: str
+    #: The file name the loader asks for, e.g. "libcudnn.so.9".
+    soname: str
+    path: str
+    #: "ldconfig", "LD_LIBRARY_PATH", "wheel:nvidia-cudnn-cu12", "toolkit" ...
+    source: str
+    #: Full version when the file name or a header next to it tells (e.g. "9.1.0").
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentVersion:
+    """A versioned library such as cuDNN or NCCL, from one source."""
+
+    version: str
+    #: "header /usr/include/cudnn_version.h", "wheel nvidia-cudnn-cu12", "soname libcudnn.so.8.9.2" ...
+    source: str
+    path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """An installed Python distribution in the target environment."""
+
+    name: str
+    version: str
+    #: Requires-Dist lines as written in the metadata (markers kept).
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PythonInfo:
+    """The target interpreter."""
+
+    executable: str
+    version: str
+    implementation: str
+    #: sys.platform of the target ("linux", "win32", "darwin").
+    platform: str
+    machine: str
+    prefix: str
+    base_prefix: str
+    virtualenv: bool = False
+    conda_prefix: str | None = None
+    #: True for free-threaded ("t") builds.
+    free_threaded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeReport:
+    """What a framework said about itself when imported (``--deep``)."""
+
+    #: Whether the framework sees a usable GPU (torch.cuda.is_available(), TF GPU devices ...).
+    gpu_available: bool | None = None
+    device_count: int | None = None
+    devices: tuple[str, ...] = ()
+    arch_list: tuple[str, ...] = ()
+    cudnn: str | None = None
+    nccl: str | None = None
+    cuda: str | None = None
+    #: Warnings the framework printed while initialising (first lines only).
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+    duration_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkBuild:
+    """One installed framework build (torch, tensorflow, jax, paddle) and what it was built for."""
+
+    #: Canonical framework name: "torch", "torchvision", "torchaudio", "tensorflow", "jax", "jaxlib", "paddle".
+    name: str
+    #: Distribution that provides it ("torch", "tensorflow-cpu", "jax-cuda12-plugin", "paddlepaddle-gpu" ...).
+    distribution: str
+    #: Version as the framework itself reports it, local variant included ("2.5.1+cu124").
+    version: str
+    #: "cuda", "rocm", "cpu" or None when unknown.
+    accelerator: str | None
+    #: CUDA (or ROCm) version the build targets ("12.4"), None for CPU builds or when unknown.
+    cuda: str | None
+    #: cuDNN the build expects ("9.1.0"), when known.
+    cudnn: str | None
+    #: NCCL the build expects, when known.
+    nccl: str | None = None
+    #: Compiled architectures ("sm_80", "compute_90"), empty when unknown.
+    arch_list: tuple[str, ...] = ()
+    #: Where the build facts came from ("torch/version.py", "build_info.py", "matrix", "runtime").
+    source: str = "metadata"
+    #: Set by ``--deep``: the framework's own report when imported (or why that failed).
+    runtime: RuntimeReport | Unavailable | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every fact about one environment; rules judge it, formatters render it."""
+
+    host: HostInfo
+    driver: DriverInfo | Unavailable
+    gpus: tuple[GpuInfo, ...] | Unavailable
+    cuda_toolkits: tuple[CudaToolkit, ...] | Unavailable
+    #: CUDA-family shared libraries found on the loader path and in wheels.
+    libraries: tuple[SharedLibrary, ...]
+    cudnn: tuple[ComponentVersion, ...] | Unavailable
+    nccl: tuple[ComponentVersion, ...] | Unavailable
+    python: PythonInfo | Unavailable
+    packages: tuple[Distribution, ...] | Unavailable
+    frameworks: tuple[FrameworkBuild, ...]
+    #: Environment variables that change how libraries load or behave (allow-listed).
+    environment: Mapping[str, str] = field(default_factory=dict)
+    #: Where the snapshot came from: "probe", "probe --deep", "file:snap.json" ...
+    origin: str = "probe"
+    envguard_version: str = ""
+    schema_version: int = SNAPSHOT_SCHEMA
+
+    # ---- convenience views used by rules and formatters ---------------------------------
+    def gpu_list(self) -> tuple[GpuInfo, ...]:
+        """GPUs, or an empty tuple when none could be listed."""
+        return () if isinstance(self.gpus, Unavailable) else self.gpus
+
+    def package_map(self) -> dict[str, Distribution]:
+        """Installed distributions keyed by normalized name."""
+        if isinstance(self.packages, Unavailable):
+            return {}
+        return {normalize_name(d.name): d for d in self.packages}
+
+    def framework(self, name: str) -> FrameworkBuild | None:
+        """The first framework build with this canonical name."""
+        return next((f for f in self.frameworks if f.name == name), None)
+
+    def toolkit_list(self) -> tuple[CudaToolkit, ...]:
+        """CUDA toolkits found, or an empty tuple."""
+        return () if isinstance(self.cuda_toolkits, Unavailable) else self.cuda_toolkits
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; ``from_dict`` reads it back exactly."""
+        return _encode(self)  # type: ignore[no-any-return] # reason: a dataclass encodes to a dict
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Snapshot:
+        """Read a snapshot dict, dispatching on ``schema_version``.
+
+        :raises SnapshotError: unknown schema version or malformed content.
+        """
+        if not isinstance(data, Mapping):
+            raise SnapshotError("a snapshot must be a JSON object")
+        version = data.get("schema_version")
+        if version is None:
+            raise SnapshotError("not an envguard snapshot: no schema_version")
+        if version != SNAPSHOT_SCHEMA:
+            raise SnapshotError(
+                f"snapshot schema_version {version!r} is not supported by this envguard "
+                f"(reads version {SNAPSHOT_SCHEMA}); use a matching envguard release"
+            )
+        try:
+            return _decode(cls, data, "snapshot")  # type: ignore[no-any-return] # reason: decodes to cls
+        except (TypeError, ValueError, KeyError) as exc:
+            raise SnapshotError(f"malformed snapshot: {exc}") from exc
+
+
+def normalize_name(name: str) -> str:
+    """PEP 503 normalization of a distribution name."""
+    out = []
+    prev_sep = False
+    for ch in name.lower():
+        if ch in "-_.":
+            if not prev_sep:
+                out.append("-")
+            prev_sep = True
+        else:
+            out.append(ch)
+            prev_sep = False
+    return "".join(out)
+
+
+# ---- generic, type-driven (de)serialisation -------------------------------------------------
+
+T = TypeVar("T")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Unavailable):
+        return {"unavailable": True, "reason": value.reason, "tried": list(value.tried), "code": value.code}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _encode(v) for k, v in value.items()}
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _decode(tp: Any, data: Any, where: str) -> Any:  # noqa: PLR0911, C901 # reason: one branch per type form
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        options = typing.get_args(tp)
+        if data is None and type(None) in options:
+            return None
+        if isinstance(data, Mapping) and data.get("unavailable") is True and Unavailable in options:
+            return _decode(Unavailable, data, where)
+        errors = []
+        for option in options:
+            if option is type(None) or option is Unavailable:
+                continue
+            try:
+                return _decode(option, data, where)
+            except (TypeError, ValueError, KeyError) as exc:
+                errors.append(str(exc))
+        raise ValueError(errors[0] if errors else f"{where}: unexpected value {data!r}")
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise TypeError(f"{where}: expected a list, got {type(data).__name__}")
+        (item_tp, *_rest) = typing.get_args(tp)
+        return tuple(_decode(item_tp, v, f"{where}[{i}]") for i, v in enumerate(data))
+    if origin in (Mapping, dict) or tp is Mapping:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{where}: expected an object")
+        return {str(k): str(v) for k, v in data.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(data, Mapping):
+            raise TypeError(f"{where}: expected an object for {tp.__name__}, got {type(data).__name__}")
+        hints = _hints(tp)
+        kwargs: dict[str, Any] = {}
+        for f in dataclasses.fields(tp):
+            if f.name in data:
+                kwargs[f.name] = _decode(hints[f.name], data[f.name], f"{where}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise KeyError(f"{where}: missing field {f.name!r}")
+        if tp is Unavailable:
+            kwargs.pop("unavailable", None)
+        return tp(**kwargs)
+    if tp is Any:
+        return data
+    if tp is bool:
+        if not isinstance(data, bool):
+            raise TypeError(f"{where}: expected true/false, got {data!r}")
+        return data
+    if tp is int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise TypeError(f"{where}: expected an integer, got {data!r}")
+        return data
+    if tp is float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            raise TypeError(f"{where}: expected a number, got {data!r}")
+        return float(data)
+    if tp is str:
+        if not isinstance(data, str):
+            raise TypeError(f"{where}: expected a string, got {data!r}")
+        return data
+    raise TypeError(f"{where}: cannot decode {tp!r}")  # pragma: no cover - a programming error
