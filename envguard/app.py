@@ -69,8 +69,9 @@ def check(
 ) -> Report:
     """Probe (or read a saved snapshot) and judge it against the matrices."""
     mats = matrices if matrices is not None else load_matrices(env=dict(os.environ if env is None else env))
+    notes: tuple[str, ...] = ()
     if snapshot_file is not None:
-        snapshot, notes = read_snapshot(snapshot_file), ()
+        snapshot = read_snapshot(snapshot_file)
     else:
         snapshot, notes = take_snapshot(options, env)
     return run_rules(snapshot, mats, notes=notes)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib.resources.abc import Traversable
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -21,6 +21,12 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 logger = logging.getLogger(__name__)
 
@@ -520,7 +526,8 @@ def _parse_gpu_arch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> 
     col.keys(data, _META_KEYS | {"arch", "gpu"}, "header")
     archs = []
     for where, row in col.rows(data, "arch"):
-        col.keys(row, {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat"} | _PROV, where)
+        allowed = {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat"}
+        col.keys(row, allowed | _PROV, where)
         cc = col.string(row, "cc", where, required=True)
         if cc is None or not _is_cc(cc):
             col.error(where, f"cc must look like '8.6', got {cc!r}")
@@ -559,8 +566,8 @@ def _parse_torch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> Tor
         if version is None:
             continue
         variants = []
-        for vwhere, vrow in col.rows(row, "variant"):
-            vwhere = f"{where} {vwhere}"
+        for inner, vrow in col.rows(row, "variant"):
+            vwhere = f"{where} {inner}"
             col.keys(vrow, {"tag", "cuda", "cudnn", "nccl", "sass", "ptx", "index_url"} | _PROV, vwhere)
             tag = col.string(vrow, "tag", vwhere, required=True)
             if tag is None:
@@ -624,9 +631,10 @@ def _series(text: str, col: _Collector) -> Version:
 
 
 def _check_order(values: list[Version], col: _Collector, table: str, key: str) -> None:
-    for i, (a, b) in enumerate(zip(values, values[1:], strict=False)):
+    for i, (a, b) in enumerate(itertools.pairwise(values)):
         if b >= a:
-            col.error(f"[[{table}]] #{i + 2}", f"{key} {b} must be older than the row before it ({a}): newest first, no duplicates")
+            col.error(f"[[{table}]] #{i + 2}",
+                      f"{key} {b} must be older than the row before it ({a}): newest first, no duplicates")
 
 
 def _check_unique(values: list[Any], col: _Collector, table: str, key: str) -> None:

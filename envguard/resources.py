@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 logger = logging.getLogger(__name__)
 

@@ -300,7 +300,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-def _decode(tp: Any, data: Any, where: str) -> Any:  # noqa: PLR0911, C901 # reason: one branch per type form
+def _decode(tp: Any, data: Any, where: str) -> Any:  # reason: one branch per type form
     origin = typing.get_origin(tp)
     if origin in (Union, types.UnionType):
         options = typing.get_args(tp)

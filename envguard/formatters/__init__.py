@@ -13,8 +13,8 @@ __all__ = ["FORMATTERS", "Formatter", "make_formatter"]
 
 FORMATTERS: dict[str, Callable[[bool], Formatter]] = {
     "text": lambda color: TextFormatter(color=color),
-    "json": lambda color: JsonFormatter(),
-    "markdown": lambda color: MarkdownFormatter(),
+    "json": lambda _color: JsonFormatter(),
+    "markdown": lambda _color: MarkdownFormatter(),
 }
 
 

@@ -39,7 +39,7 @@ def verdict(report: Report, exit_code: int) -> str:
     return f"envguard check: {status} — {counts} ({subject})"
 
 
-def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # noqa: C901, PLR0912 # reason: one branch per fact
+def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one branch per fact
     """The facts a reader needs first, each with its source; missing ones say why."""
     rows: list[SummaryRow] = []
     host = snapshot.host
@@ -91,7 +91,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # noqa: C901, PLR
     if not snapshot.frameworks:
         rows.append(SummaryRow("Frameworks", "none installed (torch, tensorflow, jax, paddle)", "distributions"))
     for fw in snapshot.frameworks:
-        build = {"cuda": f"CUDA {fw.cuda}", "rocm": f"ROCm {fw.cuda}", "cpu": "CPU-only"}.get(fw.accelerator or "", "build unknown")
+        kinds = {"cuda": f"CUDA {fw.cuda}", "rocm": f"ROCm {fw.cuda}", "cpu": "CPU-only"}
+        build = kinds.get(fw.accelerator or "", "build unknown")
         if fw.accelerator == "cuda" and fw.cudnn:
             build += f", cuDNN {fw.cudnn}"
         runtime = fw.runtime

@@ -19,7 +19,7 @@ class TextFormatter:
         self.color = color
         self.width = width
 
-    def format(self, report: Report, *, command: str, exit_code: int) -> str:
+    def format(self, report: Report, *, command: str, exit_code: int) -> str:  # noqa: ARG002 # reason: Formatter protocol
         """Render the report as plain (or coloured) text."""
         from rich.console import Console
         from rich.markup import escape

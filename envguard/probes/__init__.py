@@ -40,7 +40,7 @@ def _guard(name: str, fn: Callable[[], T], fallback: Callable[[str], T], notes: 
         return fn()
     except TargetPythonError:
         raise
-    except Exception as exc:  # noqa: BLE001 # reason: a crashing probe must not abort the check
+    except Exception as exc:  # reason: a crashing probe must not abort the check
         logger.debug("probe %s crashed", name, exc_info=True)
         message = f"probe {name} crashed: {type(exc).__name__}: {exc}"
         notes.append(message)
@@ -62,15 +62,15 @@ def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
         f_target = pool.submit(inspect_target, ctx)
         f_nvidia = pool.submit(probe_nvidia, ctx)
         f_toolkits = pool.submit(probe_toolkits, ctx)
-        host = _guard("host", lambda: probe_host(ctx), lambda m: HostInfo("unknown", "unknown"), notes)
+        host = _guard("host", lambda: probe_host(ctx), lambda _m: HostInfo("unknown", "unknown"), notes)
         target: TargetReport = f_target.result()
         driver, gpus = _result(f_nvidia, "nvidia", lambda m: (Unavailable(m), Unavailable(m)), notes)
         toolkits = _result(f_toolkits, "cuda-toolkit", Unavailable, notes)
     frameworks = target.frameworks
     if ctx.deep:
-        frameworks = _guard("deep", lambda: deep_inspect(ctx, frameworks), lambda m: frameworks, notes)
+        frameworks = _guard("deep", lambda: deep_inspect(ctx, frameworks), lambda _m: frameworks, notes)
     tk = () if isinstance(toolkits, Unavailable) else toolkits
-    libraries = _guard("libraries", lambda: probe_libraries(ctx, target.wheel_files), lambda m: (), notes)
+    libraries = _guard("libraries", lambda: probe_libraries(ctx, target.wheel_files), lambda _m: (), notes)
     cudnn = _guard(
         "cudnn",
         lambda: probe_component(ctx, "cudnn", "cudnn_version.h", parsers.parse_cudnn_version_header,

@@ -70,7 +70,7 @@ def _build_info(path):
         for target in node.targets:
             if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == "build_info":
                 key = target.slice
-                if hasattr(ast, "Index") and isinstance(key, getattr(ast, "Index")):  # Python 3.8
+                if hasattr(ast, "Index") and isinstance(key, ast.Index):  # Python 3.8
                     key = key.value  # type: ignore[attr-defined]
                 try:
                     info[ast.literal_eval(key)] = ast.literal_eval(node.value)

@@ -54,15 +54,16 @@ def query_nvml(timeout_s: float, lib: Any = None) -> NvmlReport | Unavailable:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                import pynvml as lib  # noqa: N813 # reason: the module is the NVML boundary object
+                import pynvml
         except ImportError:
             return Unavailable("pynvml (nvidia-ml-py) is not installed", (SOURCE,), "pynvml-missing")
+        lib = pynvml
     box: list[NvmlReport | Unavailable] = []
 
     def work() -> None:
         try:
             box.append(_query(lib))
-        except Exception as exc:  # noqa: BLE001 # reason: any NVML failure becomes a fact, never a crash
+        except Exception as exc:  # reason: any NVML failure becomes a fact, never a crash
             box.append(_error_fact(lib, exc))
 
     worker = threading.Thread(target=work, name="envguard-nvml", daemon=True)
@@ -77,7 +78,8 @@ def _error_fact(lib: Any, exc: Exception) -> Unavailable:
     error_cls = getattr(lib, "NVMLError", None)
     if error_cls is not None and isinstance(exc, error_cls):
         value = getattr(exc, "value", None)
-        code, reason = _ERROR_FACTS.get(value, ("nvml-error", f"NVML error: {exc}"))
+        known = _ERROR_FACTS.get(value) if isinstance(value, int) else None
+        code, reason = known or ("nvml-error", f"NVML error: {exc}")
         return Unavailable(reason, (SOURCE,), code)
     logger.debug("NVML query crashed", exc_info=True)
     return Unavailable(f"NVML query failed: {type(exc).__name__}: {exc}", (SOURCE,), "nvml-error")
@@ -94,7 +96,7 @@ def _optional(lib: Any, fn: str, *args: Any) -> Any:
         return None
     try:
         return getter(*args)
-    except Exception:  # noqa: BLE001 # reason: NOT_SUPPORTED and friends mean "unknown"
+    except Exception:  # reason: NOT_SUPPORTED and friends mean "unknown"
         return None
 
 

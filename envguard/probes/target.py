@@ -88,18 +88,16 @@ def decode_target_report(doc: Mapping[str, Any]) -> TargetReport:
         key=lambda d: normalize_name(d.name),
     ))
     wheel_files = tuple((str(w["dist"]), str(w["version"]), str(w["path"])) for w in doc.get("wheel_files", []))
-    frameworks = frameworks_from(doc.get("frameworks") or {}, {normalize_name(p.name): p for p in packages}, python)
+    frameworks = frameworks_from(doc.get("frameworks") or {}, {normalize_name(p.name): p for p in packages})
     return TargetReport(python, packages, frameworks, wheel_files)
 
 
-def frameworks_from(
-    found: Mapping[str, Any], packages: Mapping[str, Distribution], python: PythonInfo
-) -> tuple[FrameworkBuild, ...]:
+def frameworks_from(found: Mapping[str, Any], packages: Mapping[str, Distribution]) -> tuple[FrameworkBuild, ...]:
     """Framework builds from their version files and distribution metadata, without importing them."""
     out: list[FrameworkBuild] = []
     torch_dist = packages.get("torch")
     if "torch" in found or torch_dist:
-        out.append(_torch_build(found.get("torch") or {}, torch_dist, packages, python))
+        out.append(_torch_build(found.get("torch") or {}, torch_dist))
     for name in ("torchvision", "torchaudio"):
         dist = packages.get(name)
         info = (found.get(name) or {}).get("version_py") or {}
@@ -113,7 +111,7 @@ def frameworks_from(
             ))
     tf = next((packages[d] for d in _TF_DISTS if d in packages), None)
     if tf is not None or "tensorflow" in found:
-        out.append(_tensorflow_build((found.get("tensorflow") or {}).get("build_info"), tf, packages))
+        out.append(_tensorflow_build((found.get("tensorflow") or {}).get("build_info"), tf))
     jax = _jax_build(packages)
     if jax is not None:
         out.append(jax)
@@ -182,9 +180,7 @@ def pinned(dist: Distribution | None, prefix: str, extra: str | None = None) -> 
     return out
 
 
-def _torch_build(
-    info: Mapping[str, Any], dist: Distribution | None, packages: Mapping[str, Distribution], python: PythonInfo
-) -> FrameworkBuild:
+def _torch_build(info: Mapping[str, Any], dist: Distribution | None) -> FrameworkBuild:
     version_py = info.get("version_py") or {}
     version = str(version_py.get("__version__") or (dist.version if dist else "?"))
     cuda = version_py.get("cuda")
@@ -200,9 +196,7 @@ def _torch_build(
     )
 
 
-def _tensorflow_build(
-    build_info: Mapping[str, Any] | None, dist: Distribution | None, packages: Mapping[str, Distribution]
-) -> FrameworkBuild:
+def _tensorflow_build(build_info: Mapping[str, Any] | None, dist: Distribution | None) -> FrameworkBuild:
     name = dist.name if dist else "tensorflow"
     version = dist.version if dist else "?"
     if build_info:

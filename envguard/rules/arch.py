@@ -74,7 +74,8 @@ class ArchRule:
                 cc, cc_source = gpu_cc(gpu, matrices)
                 if cc is None or runs_on(cc, sass, ptx):
                     continue
-                listed = " ".join([f"sm_{c.replace('.', '')}" for c in sass] + [f"compute_{c.replace('.', '')}" for c in ptx])
+                listed = " ".join([f"sm_{c.replace('.', '')}" for c in sass]
+                                  + [f"compute_{c.replace('.', '')}" for c in ptx])
                 yield Finding(
                     "arch-unsupported", Severity.ERROR,
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in "
@@ -97,7 +98,8 @@ class ArchRule:
         if build.name == "torch":
             release, variant = torch_variant(build, matrices)
             if variant is not None and variant.sass is not None:
-                return variant.sass, variant.ptx or (), f"torch.toml {release.version if release else ''} {variant.tag} ({variant.prov.source})"
+                label = f"torch.toml {release.version if release else ''} {variant.tag}"
+                return variant.sass, variant.ptx or (), f"{label} ({variant.prov.source})"
         return None
 
     @staticmethod

@@ -182,7 +182,8 @@ class CompanionRule:
                     "companion-mismatch", Severity.ERROR,
                     f"{comp.name} {comp.version} requires torch{pin.requirement.specifier}, "
                     f"but torch {torch.version} is installed.",
-                    (*evidence, ev(f"{comp.name} requires", str(pin.requirement), f"{comp.distribution} Requires-Dist")),
+                    (*evidence,
+                     ev(f"{comp.name} requires", str(pin.requirement), f"{comp.distribution} Requires-Dist")),
                     f"pip install '{comp.name}' 'torch=={tv.public}' together from the same index "
                     "(pip resolves the matching pair)",
                     None, comp.name,
@@ -201,13 +202,14 @@ class CompanionRule:
                     "companion-mismatch", Severity.ERROR,
                     f"{comp.name} {comp.version} does not belong to torch {series(torch.version)}, "
                     f"whose companion is {comp.name} {expected}.",
-                    (*evidence, ev("expected", f"{comp.name} {expected}.x", f"torch.toml {release.version if release else ''}")),
+                    (*evidence,
+                     ev("expected", f"{comp.name} {expected}.x", f"torch.toml {release.version if release else ''}")),
                     f"pip install '{comp.name}=={expected}.*' matching torch {series(torch.version)}",
                     release.prov.source if release else None, comp.name,
                 )
                 return
         # 3. The CUDA variant (local version) must agree.
-        if comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu" or (
+        if (comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu") or (
             comp.accelerator == "cpu" and torch.accelerator == "cuda"
         ):
             yield Finding(
@@ -216,8 +218,7 @@ class CompanionRule:
                 f"({comp.cuda or comp.accelerator} vs {torch.cuda or torch.accelerator}); their C++ "
                 "operators will fail to load.",
                 evidence,
-                f"reinstall {comp.name} from the same index as torch (the +{(version(torch.version) or tv).local or 'default'} "
-                "variant)",
+                f"reinstall {comp.name} from the same index as torch (its +{tv.local or 'default'} variant)",
                 None, comp.name,
             )
 

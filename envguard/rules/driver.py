@@ -112,8 +112,9 @@ class DriverRule:
         have = version(driver.version)
         if release is None or have is None:
             return None
-        for variant in sorted((v for v in release.variants if v.cuda), key=lambda v: version(v.cuda) or version("0"),
-                              reverse=True):
+        cuda_variants = [(v, version(v.cuda)) for v in release.variants if v.cuda]
+        for variant, _cuda in sorted(((v, c) for v, c in cuda_variants if c is not None),
+                                     key=lambda pair: pair[1], reverse=True):
             floor = matrices.cuda_driver.floor(variant.cuda or "", system)
             if floor is not None and have >= floor.min_driver:
                 return pip_install_torch(build.version, variant)

@@ -84,8 +84,9 @@ class WheelPinRule:
                 pinned = next((s.version for s in req.specifier if s.operator in ("==", ">=")), None)
                 if name.startswith("nvidia-cudnn") and pinned and _same_or_newer_minor(have.version, pinned):
                     continue  # a newer cuDNN minor of the same major is compatible (cuDNN's own rule)
-                if name.startswith("nvidia-nccl") and pinned and (version(have.version) or version("0")) >= (
-                        version(pinned) or version("0")):
+                have_v, pinned_v = version(have.version), version(pinned)
+                newer = have_v is not None and pinned_v is not None and have_v >= pinned_v
+                if name.startswith("nvidia-nccl") and newer:
                     continue  # a newer NCCL 2.x keeps the symbols older builds use
                 code = ("cudnn-mismatch" if name.startswith("nvidia-cudnn")
                         else "nccl-mismatch" if name.startswith("nvidia-nccl") else "cuda-libs-missing")
@@ -212,7 +213,8 @@ class SystemLibrariesRule:
                         f"is {first.version} ({first.path}); cuDNN needs the same major and an equal or newer minor.",
                         (build_evidence(tf), ev("cuDNN loaded", f"{first.version} ({first.path})", first.source)),
                         f"install cuDNN >= {needed} on the loader path, or remove the older one from it "
-                        f"(with TF >= 2.14: pip install 'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
+                        f"(with TF >= 2.14: pip install "
+                        f"'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
                         release.prov.source if release else None, "tensorflow",
                     )
 
