@@ -138,6 +138,10 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     try:
+        # NOTE: mkstemp creates 0600 files; give the result the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

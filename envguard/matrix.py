@@ -33,7 +33,21 @@ logger = logging.getLogger(__name__)
 MATRIX_SCHEMA: Final = 1
 MATRIX_NAMES: Final = ("cuda-driver", "gpu-arch", "torch", "tensorflow")
 CONFIDENCE: Final = ("official", "transcribed", "derived")
+#: A row's source entries: documents by URL, or a distribution's own metadata (wheel METADATA /
+#: Requires-Dist), cited by name and version so no package-index hostname is written here.
+SOURCE_PREFIXES: Final = ("https://", "package metadata: ")
 _META_KEYS: Final = {"schema_version", "name", "source", "retrieved", "description"}
+
+
+class VerbatimVersion(Version):
+    """A Version that prints as written (NVIDIA spells 580.65.06, which PEP 440 prints as 580.65.6)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,7 +396,7 @@ class _Collector:
             self.error(where, f"{key!r} must be a string, got {value!r}")
             return None
         try:
-            return Version(value)
+            return VerbatimVersion(value)
         except InvalidVersion:
             self.error(where, f"{key!r} is not a version: {value!r}")
             return None
@@ -424,8 +438,9 @@ class _Collector:
 
     def prov(self, row: Mapping[str, Any], where: str) -> Provenance:
         source = self.string(row, "source", where, required=True) or ""
-        if source and not all(part.strip().startswith("https://") for part in source.split(" ; ")):
-            self.error(where, f"source must be https URL(s) separated by ' ; ', got {source!r}")
+        if source and not all(part.strip().startswith(SOURCE_PREFIXES) for part in source.split(" ; ")):
+            self.error(where, f"source must be https URLs or 'package metadata: NAME VERSION' entries separated "
+                              f"by ' ; ', got {source!r}")
         confidence = self.string(row, "confidence", where, required=True) or ""
         if confidence and confidence not in CONFIDENCE:
             self.error(where, f"confidence must be one of {CONFIDENCE}, got {confidence!r}")

@@ -27,7 +27,8 @@ class TextFormatter:
 
         buffer = io.StringIO()
         console = Console(file=buffer, force_terminal=self.color, no_color=not self.color, width=self.width,
-                          highlight=False, emoji=False, soft_wrap=False)
+                          color_system="standard" if self.color else None, highlight=False, emoji=False,
+                          soft_wrap=False)
         status_style = "bold red" if exit_code else "bold green"
         console.print(f"[{status_style}]{escape(verdict(report, exit_code))}[/]")
         console.print()

@@ -1,0 +1,34 @@
+"""Test configuration: markers, the GPU opt-in, and a guard against accidental real probing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from envguard import _subprocess
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-gpu", action="store_true", default=False, help="run tests that need a real NVIDIA GPU")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-gpu"):
+        return
+    skip = pytest.mark.skip(reason="needs a real NVIDIA GPU: run with --run-gpu on a GPU host")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+def _forbidden(*args: object, **kwargs: object) -> _subprocess.CommandResult:
+    raise AssertionError("unit tests must not spawn processes; use tests.fakes.FakeRunner or mark the test slow")
+
+
+@pytest.fixture(autouse=True)
+def _no_real_processes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Unit tests get no real subprocesses; tests marked slow/gpu/lint run the real ones."""
+    if not any(m in request.keywords for m in ("slow", "gpu", "lint")):
+        monkeypatch.setattr(_subprocess, "run", _forbidden)
+    yield
