@@ -114,12 +114,12 @@ def check(
         else:
             report = app.check(options, snapshot_file=snapshot_file)
         code = report.exit_code(Severity.parse(fail_on))
-        text = make_formatter(fmt, color=_use_color(color) and output is None).format(
-            report, command="check", exit_code=code)
+        colored = _use_color(color) and output is None and fmt == "text"
+        text = make_formatter(fmt, color=colored).format(report, command="check", exit_code=code)
         if output:
             app.write_atomic(output, text, force=force)
         else:
-            click.echo(text, nl=False)
+            click.echo(text, nl=False, color=colored)
     except EnvguardError as exc:
         _fail(str(exc), fmt, "check")
     raise SystemExit(code)

@@ -134,7 +134,7 @@ def test_unreadable_and_missing_paths(tmp_path: Path) -> None:
 
 
 def test_missing_target_interpreter(tmp_path: Path) -> None:
-    code, out, err = run("check", "--python", str(tmp_path / "no-python"))
+    code, _, err = run("check", "--python", str(tmp_path / "no-python"))
     assert code == 3
     assert "does not exist" in err
     code, _, err = run("snapshot", "--python", "definitely-not-a-python-xyz")

@@ -1,0 +1,67 @@
+"""ruff, mypy --strict and the import-layer contracts run as part of the tests."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from envguard import _subprocess
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = [ROOT / "envguard" / "probes" / "_inspect_target.py", ROOT / "envguard" / "probes" / "_deep_framework.py"]
+
+
+def _tool(name: str) -> str:
+    exe = Path(sys.executable).parent / name
+    found = str(exe) if exe.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install -e '.[test]'")
+    return found
+
+
+@pytest.mark.lint
+def test_ruff() -> None:
+    result = _subprocess.run((_tool("ruff"), "check", "envguard", "tests", "benchmarks"), timeout=300, cwd=str(ROOT))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.lint
+def test_mypy_strict() -> None:
+    result = _subprocess.run((_tool("mypy"),), timeout=600, cwd=str(ROOT))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.lint
+def test_import_layers() -> None:
+    result = _subprocess.run((_tool("lint-imports"),), timeout=300, cwd=str(ROOT))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_in_target_scripts_are_py38_and_standalone(script: Path) -> None:
+    """They run inside other interpreters: 3.8 syntax, stdlib only, nothing from envguard."""
+    tree = ast.parse(script.read_text(), feature_version=(3, 8))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.module is None or not node.module.startswith("envguard"), node.module
+        if isinstance(node, ast.Import):
+            assert not any(a.name.startswith("envguard") for a in node.names)
+        assert not isinstance(node, ast.Subscript) or not (
+            isinstance(node.value, ast.Name) and node.value.id in {"list", "dict", "tuple", "set"}
+        ), "builtin generics fail at runtime on 3.8"
+
+
+def test_subprocess_only_in_its_module() -> None:
+    for path in (ROOT / "envguard").rglob("*.py"):
+        if path.name == "_subprocess.py":
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert "subprocess" not in names, path
