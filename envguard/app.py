@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -112,9 +113,10 @@ def parse_snapshot(raw: bytes, name: str) -> Snapshot:
     if isinstance(data, dict) and "snapshot" in data and "envguard_result_version" in data:
         data = data["snapshot"]  # a saved `check --format json` envelope carries the snapshot
     try:
-        return Snapshot.from_dict(data)
+        snapshot = Snapshot.from_dict(data)
     except SnapshotError as exc:
         raise SnapshotError(f"{name}: {exc}") from exc
+    return dataclasses.replace(snapshot, origin=f"snapshot {name}, taken by {snapshot.origin}")
 
 
 def snapshot_json(snapshot: Snapshot) -> str:

@@ -65,3 +65,17 @@ def test_subprocess_only_in_its_module() -> None:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert "subprocess" not in names, path
+
+
+def _readme_test_command() -> str:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = [line.strip() for line in block.splitlines() if line.strip().startswith("python3 -m venv")]
+    assert len(commands) == 2, "the Quick start has exactly two commands"
+    return commands[1]
+
+
+def test_ci_runs_the_readme_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert _readme_test_command() in ci.splitlines()
+
