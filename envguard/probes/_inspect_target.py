@@ -4,17 +4,11 @@ Rules for this file: standard library only, Python 3.8 syntax, imports no framew
 nothing from envguard, prints exactly one JSON document on stdout.
 """
 
-import ast
 import json
 import os
 import platform
 import re
 import sys
-
-try:
-    from importlib import metadata as _md
-except ImportError:  # pragma: no cover - Python < 3.8
-    _md = None
 
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(?::\s*[^=]+)?=\s*(.+?)\s*$")
 _LIB_HINTS = ("libcud", "libnccl", "libcublas", "libnvrtc", "libnvjitlink", "libcufft", "libcusparse")
@@ -39,6 +33,8 @@ def _python():
 
 def _simple_assignments(path):
     """name -> literal for top-level `name = 'literal'` lines of a small generated file."""
+    import ast
+
     out = {}
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -58,6 +54,8 @@ def _simple_assignments(path):
 
 def _build_info(path):
     """TensorFlow's generated build_info.py: a dict literal or `build_info['k'] = v` lines."""
+    import ast
+
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             tree = ast.parse(fh.read())
@@ -125,30 +123,77 @@ def _frameworks():
     return found
 
 
+def _headers(text):
+    """Name, Version and Requires-Dist from a METADATA/PKG-INFO header block (no email parser: it is slow)."""
+    name = version = None
+    requires = []
+    for line in text.split("\n\n", 1)[0].splitlines():
+        if line[:1] in (" ", "\t"):
+            continue
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        key = key.strip().lower()
+        value = value.strip()
+        if key == "name" and name is None:
+            name = value
+        elif key == "version" and version is None:
+            version = value
+        elif key == "requires-dist":
+            requires.append(value)
+    return name, version, requires
+
+
+def _read(path, limit=4 << 20):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(limit)
+    except OSError:
+        return None
+
+
+def _record_libs(info_dir, base, dist_name, dist_version):
+    text = _read(os.path.join(info_dir, "RECORD"))
+    out = []
+    for line in (text or "").splitlines():
+        rel = line.rsplit(",", 2)[0].strip('"')
+        leaf = os.path.basename(rel)
+        if (leaf.startswith(_LIB_HINTS) and ".so" in leaf) or leaf in ("cudnn_version.h", "nccl.h"):
+            out.append({"dist": dist_name, "version": dist_version, "path": os.path.normpath(os.path.join(base, rel))})
+    return out
+
+
 def _distributions():
-    if _md is None:
-        return [], []
+    """Installed distributions in sys.path order (the first of a name is the one that imports)."""
     dists = []
     libs = []
     seen = set()
-    for dist in _md.distributions():
+    for entry in sys.path:
+        folder = entry or os.getcwd()
         try:
-            name = dist.metadata["Name"]
-        except Exception:  # noqa: BLE001 - a broken METADATA must not hide the others
-            name = None
-        if not name:
+            names = sorted(os.listdir(folder))
+        except OSError:
             continue
-        key = re.sub(r"[-_.]+", "-", name).lower()
-        if key in seen:  # shadowed by an earlier sys.path entry: not what imports
-            continue
-        seen.add(key)
-        dists.append({"name": name, "version": dist.version or "", "requires": list(dist.requires or [])})
-        if key.startswith("nvidia-") or key in ("cuda-toolkit",):
-            for f in dist.files or ():
-                text = str(f)
-                base = os.path.basename(text)
-                if base.startswith(_LIB_HINTS) and ".so" in base or base in ("cudnn_version.h", "nccl.h"):
-                    libs.append({"dist": name, "version": dist.version, "path": str(dist.locate_file(f))})
+        for leaf in names:
+            if leaf.endswith(".dist-info"):
+                meta = os.path.join(folder, leaf, "METADATA")
+            elif leaf.endswith(".egg-info"):
+                meta = os.path.join(folder, leaf, "PKG-INFO") if os.path.isdir(os.path.join(folder, leaf)) else os.path.join(folder, leaf)
+            else:
+                continue
+            text = _read(meta, 1 << 20)
+            if not text:
+                continue
+            name, version, requires = _headers(text)
+            if not name:
+                continue
+            key = re.sub(r"[-_.]+", "-", name).lower()
+            if key in seen:  # shadowed by an earlier sys.path entry: not what imports
+                continue
+            seen.add(key)
+            dists.append({"name": name, "version": version or "", "requires": requires})
+            if key.startswith("nvidia-") and leaf.endswith(".dist-info"):
+                libs.extend(_record_libs(os.path.join(folder, leaf), folder, name, version or ""))
     return dists, libs
 
 
