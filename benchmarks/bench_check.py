@@ -47,6 +47,10 @@ TARGET_DEEP_VS_ENV_DOCTOR = 0.6
 TARGET_SELF_RSS_MB = 60.0
 
 SAMPLE_INTERVAL_S = 0.01
+DEFAULT_PYCACHE_PREFIX = Path(__file__).resolve().parents[1] / ".bench" / "pycache"
+
+#: Environment every measured child gets (set once in main); None means this process's own.
+_CHILD: dict[str, dict[str, str] | None] = {"env": None}
 STDERR_TAIL_CHARS = 4000
 
 #: Runs a console script in-process and writes getrusage(SELF/CHILDREN).ru_maxrss to argv[1].
@@ -144,7 +148,14 @@ def run_once(argv: list[str], timeout: float, *, sample: bool = False) -> RunRes
         peak = [0]
         done = threading.Event()
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            env=_CHILD["env"],
+        )
         timed_out = threading.Event()
 
         def _kill() -> None:
@@ -361,6 +372,8 @@ def markdown(report: dict) -> str:
         "process' is os.wait4's rusage: the biggest single process of the tree. 'Sum of tree' adds the "
         "RSS of all live processes (shared pages counted per process), sampled every 10 ms in one "
         "extra run. MB = 10^6 bytes.",
+        "",
+        f"Bytecode: {report['environment']['bytecode']}.",
     ]
     return "\n".join(lines)
 
@@ -372,6 +385,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, help="JSON results file to write")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per run (default 600)")
     parser.add_argument("--no-sample", action="store_true", help="skip the sampled sum-of-tree RSS run")
+    parser.add_argument(
+        "--pycache-prefix",
+        default=str(DEFAULT_PYCACHE_PREFIX),
+        help="PYTHONPYCACHEPREFIX for the measured commands, so bytecode is cached as after a normal "
+        "install even for an editable envguard (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--keep-bytecode-env",
+        action="store_true",
+        help="pass PYTHONDONTWRITEBYTECODE / PYTHONPYCACHEPREFIX through unchanged instead",
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -380,8 +404,22 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(python).exists():
         parser.error(f"{python} does not exist")
 
+    if args.keep_bytecode_env:
+        bytecode = {
+            "mode": "environment as given",
+            "PYTHONDONTWRITEBYTECODE": os.environ.get("PYTHONDONTWRITEBYTECODE"),
+        }
+    else:
+        # An editable install has no .pyc, and PYTHONDONTWRITEBYTECODE (set on some machines) would
+        # make every run recompile envguard from source: not what a user of the wheel pays.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = os.path.abspath(args.pycache_prefix)
+        _CHILD["env"] = env
+        bytecode = {"mode": "cached (warm-up run writes it)", "PYTHONPYCACHEPREFIX": env["PYTHONPYCACHEPREFIX"]}
+
     specs = build_specs(python)
-    env = environment_info(python, args.timeout)
+    env_info = environment_info(python, args.timeout)
+    env_info["bytecode"] = bytecode
     results = {s.key: bench_command(s, python, args.runs, args.timeout, not args.no_sample) for s in specs}
     ratios = {
         "envguard / collect_env": _ratio(results, "envguard", "collect_env", TARGET_DEFAULT_VS_COLLECT_ENV),
@@ -395,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     peak_self = max(selfs) if selfs else None
     report = {
-        "environment": env,
+        "environment": env_info,
         "runs": args.runs,
         "commands": results,
         "ratios": ratios,

@@ -147,12 +147,13 @@ class Pin:
     requirement: Requirement
 
 
-def applicable_requirements(snapshot: Snapshot, owner: str, prefix: str = "") -> list[Pin]:
-    """Requires-Dist of ``owner`` whose markers hold for the target (extras excluded)."""
+def applicable_requirements(snapshot: Snapshot, owner: str, prefix: str = "", extra: str = "") -> list[Pin]:
+    """Requires-Dist of ``owner`` whose markers hold for the target (with ``extra`` active, if given)."""
     dist = snapshot.package_map().get(normalize_name(owner))
     env = marker_environment(snapshot.python)
     if dist is None or env is None:
         return []
+    env["extra"] = extra
     out = []
     for line in dist.requires:
         try:

@@ -65,7 +65,14 @@ class WheelPinRule:
         """Yield cuda-libs-missing / cudnn-mismatch / nccl-mismatch findings from Requires-Dist pins."""
         packages = snapshot.package_map()
         for build in cuda_builds(snapshot):
-            for pin in applicable_requirements(snapshot, build.distribution, "nvidia-"):
+            pins = applicable_requirements(snapshot, build.distribution, "nvidia-")
+            if build.name == "tensorflow":
+                # tensorflow[and-cuda] (2.14+) pins its NVIDIA wheels behind an extra; judge them when
+                # that extra was evidently installed (some of its wheels are present).
+                extra = applicable_requirements(snapshot, build.distribution, "nvidia-", extra="and-cuda")
+                if any(normalize_name(p.requirement.name) in packages for p in extra):
+                    pins = extra
+            for pin in pins:
                 req = pin.requirement
                 name = normalize_name(req.name)
                 have = packages.get(name)

@@ -356,3 +356,21 @@ def test_driver_reported_only_by_proc(matrices: Matrices) -> None:
     driver = DriverInfo("550.90.07", None, "/proc/driver/nvidia/version", "550.90.07")
     snap = make_snapshot(driver=driver, frameworks=[torch_build("2.5.1+cu124", "12.4")])
     assert codes(snap, matrices) == []
+
+
+def test_torch_cudnn_wheel_breaks_tensorflow_and_cuda(matrices: Matrices) -> None:
+    """TF 2.18 [and-cuda] needs cuDNN 9.3; torch 2.5's pin left nvidia-cudnn-cu12 9.1.0.70 installed."""
+    tf_requires = ('nvidia-cudnn-cu12==9.3.0.75; extra == "and-cuda"',
+                   'nvidia-nccl-cu12==2.21.5; extra == "and-cuda"', "numpy<2.1.0,>=1.26.0")
+    packages = [Distribution("tensorflow", "2.18.0", tf_requires), Distribution("nvidia-cudnn-cu12", "9.1.0.70"),
+                Distribution("nvidia-nccl-cu12", "2.21.5")]
+    tf = FrameworkBuild("tensorflow", "tensorflow", "2.18.0", "cuda", "12.5.1", "9",
+                        source="tensorflow/python/platform/build_info.py")
+    snap = make_snapshot(driver="550.90.07", cuda_driver="12.4", gpus=[gpu("NVIDIA A10", "8.6")], frameworks=[tf],
+                         packages=packages)
+    finding = only(snap, matrices, "cudnn-mismatch")
+    assert "9.1.0.70" in finding.message and "9.3.0.75" in finding.message
+    # Without the extra installed, the and-cuda pins are not judged.
+    bare = make_snapshot(driver="550.90.07", cuda_driver="12.4", gpus=[gpu("NVIDIA A10", "8.6")], frameworks=[tf],
+                         packages=[Distribution("tensorflow", "2.18.0", tf_requires)])
+    assert "cudnn-mismatch" not in codes(bare, matrices)
