@@ -103,6 +103,8 @@ def parse_snapshot(raw: bytes, name: str) -> Snapshot:
 
     :raises SnapshotError: when the bytes are not a supported snapshot.
     """
+    if not raw.strip():
+        raise SnapshotError(f"{name} is empty: not an envguard snapshot")
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -130,10 +132,10 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     :raises InputError: when the file exists and ``force`` is false, or it cannot be written.
     """
     target = Path(path)
-    if target.exists() and not force:
-        raise InputError(f"{path} exists; use --force to overwrite it")
     if target.is_dir():
         raise InputError(f"{path} is a directory")
+    if target.exists() and not force:
+        raise InputError(f"{path} exists; use --force to overwrite it")
     directory = target.parent if str(target.parent) else Path()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
