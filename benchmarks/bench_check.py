@@ -237,45 +237,72 @@ def _problems(spec: CommandSpec, res: RunResult) -> list[str]:
     return found
 
 
-def bench_command(spec: CommandSpec, python: str, runs: int, timeout: float, sample: bool) -> dict:
-    print(f"- {spec.label}: {' '.join(spec.argv)}", file=sys.stderr, flush=True)
-    entry: dict[str, object] = {"label": spec.label, "argv": spec.argv}
-    if spec.skip_reason:
-        entry["skipped"] = spec.skip_reason
-        print(f"  skipped: {spec.skip_reason}", file=sys.stderr)
-        return entry
-    warm = run_once(spec.argv, timeout)
-    timed = [run_once(spec.argv, timeout) for _ in range(runs)]
+def _summarise(spec: CommandSpec, warm: RunResult, timed: list[RunResult]) -> dict[str, object]:
     walls = [r.wall_s for r in timed]
     problems = sorted({p for r in [warm, *timed] for p in _problems(spec, r)})
-    entry.update(
-        warmup_wall_s=round(warm.wall_s, 4),
-        wall_s=[round(w, 4) for w in walls],
-        median_s=round(statistics.median(walls), 4),
-        min_s=round(min(walls), 4),
-        max_s=round(max(walls), 4),
-        cpu_s_median=round(statistics.median(r.cpu_s for r in timed), 3),
-        returncodes=sorted({r.returncode for r in timed}),
-        tree_maxrss_bytes=max(r.tree_maxrss_bytes for r in timed),
-        problems=problems,
-    )
-    if problems or any(r.returncode not in (0, 1) for r in timed):
-        bad = next((r for r in [warm, *timed] if _problems(spec, r) or r.returncode not in (0, 1)), warm)
-        entry["stderr_tail"] = bad.stderr[-STDERR_TAIL_CHARS:]
-    if sample and sys.platform.startswith("linux"):
-        entry["tree_sum_rss_bytes"] = run_once(spec.argv, timeout, sample=True).tree_sum_rss_bytes
-    if spec.rusage_script:
-        wrapped = [run_self_rusage(python, spec, timeout) for _ in range(runs)]
-        selfs = [w["self_maxrss_bytes"] for w in wrapped if w["self_maxrss_bytes"] is not None]
-        kids = [w["children_maxrss_bytes"] for w in wrapped if w["children_maxrss_bytes"] is not None]
-        entry["self_rss"] = {
-            "self_maxrss_bytes_median": int(statistics.median(selfs)) if selfs else None,
-            "self_maxrss_bytes_max": max(selfs) if selfs else None,
-            "children_maxrss_bytes_max": max(kids) if kids else None,
-            "runs": wrapped,
-        }
-    print(f"  median {entry['median_s']:.3f}s over {runs} runs", file=sys.stderr, flush=True)
+    entry: dict[str, object] = {
+        "label": spec.label,
+        "argv": spec.argv,
+        "warmup_wall_s": round(warm.wall_s, 4),
+        "wall_s": [round(w, 4) for w in walls],
+        "median_s": round(statistics.median(walls), 4),
+        "min_s": round(min(walls), 4),
+        "max_s": round(max(walls), 4),
+        "cpu_s_median": round(statistics.median(r.cpu_s for r in timed), 3),
+        "returncodes": sorted({r.returncode for r in timed}),
+        "tree_maxrss_bytes": max(r.tree_maxrss_bytes for r in timed),
+        "problems": problems,
+    }
+    bad = [r for r in [warm, *timed] if _problems(spec, r) or r.returncode not in (0, 1)]
+    if bad:
+        entry["stderr_tail"] = bad[0].stderr[-STDERR_TAIL_CHARS:]
     return entry
+
+
+def _self_rss(python: str, spec: CommandSpec, runs: int, timeout: float) -> dict[str, object]:
+    wrapped = [run_self_rusage(python, spec, timeout) for _ in range(runs)]
+    selfs = [w["self_maxrss_bytes"] for w in wrapped if isinstance(w["self_maxrss_bytes"], int)]
+    kids = [w["children_maxrss_bytes"] for w in wrapped if isinstance(w["children_maxrss_bytes"], int)]
+    return {
+        "self_maxrss_bytes_median": int(statistics.median(selfs)) if selfs else None,
+        "self_maxrss_bytes_max": max(selfs) if selfs else None,
+        "children_maxrss_bytes_max": max(kids) if kids else None,
+        "runs": wrapped,
+    }
+
+
+def bench_all(
+    specs: list[CommandSpec], python: str, runs: int, timeout: float, sample: bool
+) -> dict[str, dict[str, object]]:
+    """Warm up every command, then time them round-robin, then take the memory-only runs."""
+    active = [s for s in specs if not s.skip_reason]
+    for spec in specs:
+        if spec.skip_reason:
+            print(f"- {spec.label}: skipped: {spec.skip_reason}", file=sys.stderr, flush=True)
+    warm: dict[str, RunResult] = {}
+    for spec in active:
+        print(f"- warm-up {spec.label}: {' '.join(spec.argv)}", file=sys.stderr, flush=True)
+        warm[spec.key] = run_once(spec.argv, timeout)
+    # Round-robin, so drift (background load, a file edited meanwhile) hits every command alike.
+    timed: dict[str, list[RunResult]] = {s.key: [] for s in active}
+    for i in range(runs):
+        print(f"- timed round {i + 1}/{runs}", file=sys.stderr, flush=True)
+        for spec in active:
+            timed[spec.key].append(run_once(spec.argv, timeout))
+    results: dict[str, dict[str, object]] = {}
+    for spec in specs:
+        if spec.skip_reason:
+            results[spec.key] = {"label": spec.label, "argv": spec.argv, "skipped": spec.skip_reason}
+            continue
+        entry = _summarise(spec, warm[spec.key], timed[spec.key])
+        if sample and sys.platform.startswith("linux"):
+            print(f"- sampled-RSS run {spec.label}", file=sys.stderr, flush=True)
+            entry["tree_sum_rss_bytes"] = run_once(spec.argv, timeout, sample=True).tree_sum_rss_bytes
+        if spec.rusage_script:
+            print(f"- self-RSS runs {spec.label}", file=sys.stderr, flush=True)
+            entry["self_rss"] = _self_rss(python, spec, runs, timeout)
+        results[spec.key] = entry
+    return results
 
 
 def build_specs(python: str) -> list[CommandSpec]:
@@ -308,6 +335,40 @@ def _ratio(results: dict, num: str, den: str, target: float) -> dict[str, object
     return {"numerator": num, "denominator": den, "ratio": round(value, 4), "target": target, "met": value <= target}
 
 
+def _envguard_source() -> dict[str, object]:
+    """Commit of the checkout this script lives in, and whether envguard's files differ from it."""
+    root = Path(__file__).resolve().parents[1]
+    info: dict[str, object] = {"checkout": str(root)}
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], check=False, capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            # --no-optional-locks: a read-only look, never an index refresh.
+            [
+                "git",
+                "--no-optional-locks",
+                "-C",
+                str(root),
+                "status",
+                "--porcelain",
+                "--",
+                "envguard",
+                "matrices",
+                "templates",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+        )
+    except OSError as exc:
+        info["error"] = str(exc)
+        return info
+    info["commit"] = head.stdout.strip() or None
+    info["uncommitted_changes"] = dirty.stdout.splitlines() if dirty.returncode == 0 else None
+    return info
+
+
 def environment_info(python: str, timeout: float) -> dict[str, object]:
     names = ["envguard", "torch", "tensorflow-cpu", "tensorflow", "env-doctor", "nvidia-ml-py"]
     res = run_once([python, "-c", _VERSIONS_SNIPPET, *names], timeout)
@@ -324,6 +385,7 @@ def environment_info(python: str, timeout: float) -> dict[str, object]:
         "cpu_count": os.cpu_count(),
         "packages": versions,
         "bare_python_maxrss_bytes": baseline.tree_maxrss_bytes,
+        "envguard_source": _envguard_source(),
     }
 
 
@@ -420,7 +482,7 @@ def main(argv: list[str] | None = None) -> int:
     specs = build_specs(python)
     env_info = environment_info(python, args.timeout)
     env_info["bytecode"] = bytecode
-    results = {s.key: bench_command(s, python, args.runs, args.timeout, not args.no_sample) for s in specs}
+    results = bench_all(specs, python, args.runs, args.timeout, not args.no_sample)
     ratios = {
         "envguard / collect_env": _ratio(results, "envguard", "collect_env", TARGET_DEFAULT_VS_COLLECT_ENV),
         "envguard / env-doctor": _ratio(results, "envguard", "env_doctor", TARGET_DEFAULT_VS_ENV_DOCTOR),

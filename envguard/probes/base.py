@@ -11,18 +11,30 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envguard import _subprocess
-from envguard._subprocess import CommandRunner
+from envguard._subprocess import CommandResult, CommandRunner
 
 if TYPE_CHECKING:
     from envguard.probes.nvml import NvmlReport
     from envguard.snapshot import Unavailable
 
 
+def _default_run(
+    argv: tuple[str, ...],
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stdin: str | None = None,
+) -> CommandResult:
+    """``envguard._subprocess.run``, looked up at call time (so the test guard can replace it)."""
+    return _subprocess.run(argv, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
+
+
 @dataclass(frozen=True)
 class ProbeContext:
     """The boundary between probes and the machine; tests replace parts of it."""
 
-    run: CommandRunner = _subprocess.run
+    run: CommandRunner = _default_run
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     target_python: str = sys.executable
     #: Seconds any single external call may take.

@@ -172,10 +172,16 @@ def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str
             entries = sorted(directory.iterdir())
         except OSError:
             continue
+        # One entry per library file: libcudnn.so.8 -> libcudnn.so.8.0.3 is listed once, under the
+        # name the loader asks for (the shortest versioned name pointing at that file).
+        by_file: dict[str, str] = {}
         for entry in entries:
-            family = _family(entry.name)
-            if family is not None and _is_soname(entry.name):
-                libs.append(_library(family, entry.name, str(entry), "LD_LIBRARY_PATH"))
+            if _family(entry.name) is not None and _is_soname(entry.name):
+                real = os.path.realpath(entry)
+                if real not in by_file or len(entry.name) < len(by_file[real]):
+                    by_file[real] = entry.name
+        for name in sorted(by_file.values()):
+            libs.append(_library(_family(name) or "", name, str(directory / name), "LD_LIBRARY_PATH"))
     ldconfig = ctx.which("ldconfig") or ("/sbin/ldconfig" if ctx.path("/sbin/ldconfig").exists() else None)
     if ldconfig is not None:
         result = ctx.run((ldconfig, "-p"), timeout=ctx.timeout_s)

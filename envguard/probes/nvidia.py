@@ -13,6 +13,8 @@ from envguard.snapshot import DriverInfo, GpuInfo, Unavailable
 logger = logging.getLogger(__name__)
 
 PROC_VERSION = "/proc/driver/nvidia/version"
+#: Causes that say more than "no driver", most specific first.
+_SPECIFIC = ("driver-library-mismatch", "driver-not-loaded", "no-devices", "timeout", "nvml-error", "smi-failed")
 
 
 def probe_nvidia(ctx: ProbeContext) -> tuple[DriverInfo | Unavailable, tuple[GpuInfo, ...] | Unavailable]:
@@ -48,14 +50,20 @@ def probe_nvidia(ctx: ProbeContext) -> tuple[DriverInfo | Unavailable, tuple[Gpu
         if module_version:
             reason += f"; loaded kernel module: {module_version}"
         return Unavailable(reason, tuple(tried), "driver-library-mismatch"), Unavailable(reason, tuple(tried))
+    code = next((c for c in _SPECIFIC if c in (nvml.code, smi.code)), None)
     if module_version:
         reason = (f"kernel module {module_version} is loaded ({PROC_VERSION}) but no user-space tool answered: "
                   f"{nvml.reason}; {smi.reason}")
         driver = DriverInfo(module_version, None, PROC_VERSION, module_version, None, flavor)
-        return driver, Unavailable(reason, tuple(tried), nvml.code)
-    code = "no-driver" if nvml.code in ("nvml-library-not-found", "pynvml-missing", None) else nvml.code
-    reason = f"no NVIDIA driver answered: {nvml.reason}; {PROC_VERSION} is absent; {smi.reason}"
-    return Unavailable(reason, tuple(tried), code), Unavailable("no NVIDIA driver, so no GPU can be listed",
+        return driver, Unavailable(reason, tuple(tried), code or nvml.code)
+    details = f"{nvml.reason}; {PROC_VERSION} is absent; {smi.reason}"
+    if code is None:
+        code = "no-driver"
+        headline = "no NVIDIA driver is installed"
+    else:
+        headline = "the NVIDIA driver did not answer"
+    reason = f"{headline} ({details})"
+    return Unavailable(reason, tuple(tried), code), Unavailable(f"{headline}, so no GPU can be listed",
                                                                 tuple(tried), code)
 
 
@@ -74,10 +82,10 @@ def _probe_smi(ctx: ProbeContext) -> tuple[DriverInfo, tuple[GpuInfo, ...]] | Un
             fields = parsers.QUERY_GPU_FIELDS_LEGACY
             result = ctx.run((exe, f"--query-gpu={','.join(fields)}", "--format=csv,nounits"),
                              timeout=ctx.timeout_s)
-            failure = None if result.ok else parsers.classify_nvidia_smi_failure(result.stdout + result.stderr)
+            failure = None if result.ok else parsers.classify_nvidia_smi_failure(result.stdout + "\n" + result.stderr)
     if not result.ok:
         if result.timed_out:
-            return Unavailable(f"nvidia-smi did not answer within {ctx.timeout_s:.0f}s (killed)",
+            return Unavailable(f"nvidia-smi did not answer within {ctx.timeout_s:g}s (killed)",
                                ("nvidia-smi",), "timeout")
         if failure is not None:
             code, line = failure

@@ -70,7 +70,7 @@ def query_nvml(timeout_s: float, lib: Any = None) -> NvmlReport | Unavailable:
     worker.start()
     worker.join(timeout_s)
     if not box:
-        return Unavailable(f"NVML did not answer within {timeout_s:.0f}s", (SOURCE,), "timeout")
+        return Unavailable(f"NVML did not answer within {timeout_s:g}s", (SOURCE,), "timeout")
     return box[0]
 
 

@@ -185,6 +185,8 @@ def _torch_build(info: Mapping[str, Any], dist: Distribution | None) -> Framewor
     version = str(version_py.get("__version__") or (dist.version if dist else "?"))
     cuda = version_py.get("cuda")
     hip = version_py.get("hip")
+    if not version_py and not cuda:  # no torch/version.py: fall back to the +cuXYZ local version
+        cuda = _cuda_from_local(version)
     accel = "cuda" if cuda else "rocm" if hip else ("cpu" if version_py else _accel_from_local(version, None))
     pins = pinned(dist, "nvidia-")
     cudnn = next((v for k, v in pins.items() if k.startswith("nvidia-cudnn")), None)
@@ -250,7 +252,7 @@ def deep_inspect(ctx: ProbeContext, frameworks: tuple[FrameworkBuild, ...]) -> t
         with tempfile.TemporaryDirectory(prefix="envguard-deep-") as cwd:
             result = ctx.run((ctx.target_python, "-c", code), timeout=timeout, cwd=cwd, env=_child_env(ctx.env))
         if result.timed_out:
-            return Unavailable(f"importing {build.name} did not finish within {timeout:.0f}s", ("import",), "timeout")
+            return Unavailable(f"importing {build.name} did not finish within {timeout:g}s", ("import",), "timeout")
         lines = [ln for ln in result.stdout.splitlines() if ln.strip().startswith("{")]
         if not lines:
             return Unavailable(f"importing {build.name} crashed: {result.describe_failure()}", ("import",), "crash")
