@@ -14,7 +14,7 @@ from envguard.probes.base import ProbeContext
 from envguard.probes.cuda import probe_component, probe_libraries, probe_toolkits
 from envguard.probes.host import probe_host
 from envguard.probes.nvidia import probe_nvidia
-from envguard.probes.target import TargetReport, deep_inspect, inspect_target
+from envguard.probes.target import TargetReport, attach_runtime, deep_reports, inspect_target
 from envguard.snapshot import HostInfo, Snapshot, Unavailable
 
 logger = logging.getLogger(__name__)
@@ -59,6 +59,7 @@ def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
     """
     notes: list[str] = []
     with ThreadPoolExecutor(max_workers=4, thread_name_prefix="envguard-probe") as pool:
+        f_deep = pool.submit(deep_reports, ctx) if ctx.deep else None
         f_target = pool.submit(inspect_target, ctx)
         f_nvidia = pool.submit(probe_nvidia, ctx)
         f_toolkits = pool.submit(probe_toolkits, ctx)
@@ -66,9 +67,10 @@ def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
         target: TargetReport = f_target.result()
         driver, gpus = _result(f_nvidia, "nvidia", lambda m: (Unavailable(m), Unavailable(m)), notes)
         toolkits = _result(f_toolkits, "cuda-toolkit", Unavailable, notes)
-    frameworks = target.frameworks
-    if ctx.deep:
-        frameworks = _guard("deep", lambda: deep_inspect(ctx, frameworks), lambda _m: frameworks, notes)
+        frameworks = target.frameworks
+        if f_deep is not None:
+            reports = _result(f_deep, "deep", lambda _m: {}, notes)
+            frameworks = attach_runtime(frameworks, reports)
     tk = () if isinstance(toolkits, Unavailable) else toolkits
     libraries = _guard("libraries", lambda: probe_libraries(ctx, target.wheel_files), lambda _m: (), notes)
     cudnn = _guard(

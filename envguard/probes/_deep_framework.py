@@ -83,6 +83,11 @@ def _jax():
 def main():
     start = time.time()
     handlers = {"torch": _torch, "tensorflow": _tensorflow, "jax": _jax}
+    import importlib.util
+
+    if importlib.util.find_spec(FRAMEWORK) is None:
+        sys.stdout.write("\n" + json.dumps({"framework": FRAMEWORK, "installed": False}) + "\n")
+        return
     try:
         doc = handlers[FRAMEWORK]()
     except BaseException as exc:  # noqa: BLE001 - report why the import failed, never a traceback

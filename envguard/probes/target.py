@@ -239,30 +239,40 @@ def _jax_build(packages: Mapping[str, Distribution]) -> FrameworkBuild | None:
 DEEP_FRAMEWORKS = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jax"}
 
 
-def deep_inspect(ctx: ProbeContext, frameworks: tuple[FrameworkBuild, ...]) -> tuple[FrameworkBuild, ...]:
-    """Import each framework in its own subprocess, in parallel, and attach its runtime report."""
-    wanted = [f for f in frameworks if f.name in DEEP_FRAMEWORKS]
-    if not wanted:
-        return frameworks
+def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
+    """Import torch, tensorflow and jax in the target interpreter, each in its own subprocess, in parallel.
+
+    Started at once, alongside the other probes (the script answers "not installed" in milliseconds), so
+    ``--deep`` costs the slowest import, not the sum. Keys are the frameworks that are installed.
+    """
     source = script_source("envguard.probes", "_deep_framework.py")
     timeout = max(ctx.timeout_s, 60.0)
 
-    def one(build: FrameworkBuild) -> RuntimeReport | Unavailable:
-        code = f"FRAMEWORK = {build.name!r}\n" + source
+    def one(name: str) -> RuntimeReport | Unavailable | None:
+        code = f"FRAMEWORK = {name!r}\n" + source
         with tempfile.TemporaryDirectory(prefix="envguard-deep-") as cwd:
             result = ctx.run((ctx.target_python, "-c", code), timeout=timeout, cwd=cwd, env=_child_env(ctx.env))
         if result.timed_out:
-            return Unavailable(f"importing {build.name} did not finish within {timeout:g}s", ("import",), "timeout")
+            return Unavailable(f"importing {name} did not finish within {timeout:g}s", ("import",), "timeout")
         lines = [ln for ln in result.stdout.splitlines() if ln.strip().startswith("{")]
         if not lines:
-            return Unavailable(f"importing {build.name} crashed: {result.describe_failure()}", ("import",), "crash")
+            return Unavailable(f"importing {name} crashed: {result.describe_failure()}", ("import",), "crash")
         try:
-            return runtime_from(json.loads(lines[-1]))
-        except (json.JSONDecodeError, TypeError, ValueError) as exc:
-            return Unavailable(f"unreadable runtime report from {build.name}: {exc}", ("import",), "crash")
+            doc = json.loads(lines[-1])
+            return None if doc.get("installed") is False else runtime_from(doc)
+        except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+            return Unavailable(f"unreadable runtime report from {name}: {exc}", ("import",), "crash")
 
-    with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
-        reports = dict(zip([w.name for w in wanted], pool.map(one, wanted), strict=True))
+    names = list(DEEP_FRAMEWORKS)
+    with ThreadPoolExecutor(max_workers=len(names), thread_name_prefix="envguard-deep") as pool:
+        results = dict(zip(names, pool.map(one, names), strict=True))
+    return {name: report for name, report in results.items() if report is not None}
+
+
+def attach_runtime(
+    frameworks: tuple[FrameworkBuild, ...], reports: Mapping[str, RuntimeReport | Unavailable]
+) -> tuple[FrameworkBuild, ...]:
+    """Frameworks with their ``--deep`` runtime reports attached (pure)."""
     return tuple(replace(f, runtime=reports[f.name]) if f.name in reports else f for f in frameworks)
 
 

@@ -8,6 +8,7 @@ paddle/version/__init__.py) follow the layout those projects generate. Slow test
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -23,8 +24,9 @@ from envguard.errors import TargetPythonError
 from envguard.probes.base import ProbeContext
 from envguard.probes.target import (
     TargetReport,
+    attach_runtime,
     decode_target_report,
-    deep_inspect,
+    deep_reports,
     frameworks_from,
     inspect_target,
     pinned,
@@ -320,39 +322,57 @@ def test_inspect_target_interpreter_that_cannot_start_or_prints_nothing() -> Non
         inspect_target(ProbeContext(run=FakeRunner({("python9",): "not json\n"}), target_python="python9", env={}))
 
 
-def test_deep_inspect_attaches_reports_and_failures() -> None:
+class _DeepRunner:
+    def __init__(self, answers: dict[str, str | CommandResult]) -> None:
+        self.answers = answers
+        self.calls: list[tuple[str, ...]] = []
+
+    def __call__(self, argv: tuple[str, ...], *, timeout: float, env: dict[str, str] | None = None,
+                 cwd: str | None = None, stdin: str | None = None) -> CommandResult:
+        self.calls.append(tuple(argv))
+        name = argv[2].split("\n", 1)[0].split("'")[1]
+        answer = self.answers.get(name, json.dumps({"framework": name, "installed": False}))
+        if isinstance(answer, str):
+            return CommandResult(tuple(argv), 0, answer, "", 0.01)
+        return dataclasses.replace(answer, argv=tuple(argv))
+
+
+def test_deep_reports_and_failures() -> None:
     torch = FrameworkBuild("torch", "torch", "2.5.1+cu124", "cuda", "12.4", "9.1.0.70")
     vision = FrameworkBuild("torchvision", "torchvision", "0.20.1+cu124", "cuda", "12.4", None)
     ok = json.dumps({"version": "2.5.1+cu124", "cuda": "12.4", "gpu_available": False, "device_count": 0,
                      "devices": [], "arch_list": ["sm_90"], "cudnn": 90100, "nccl": [2, 21, 5],
                      "warnings": ["CUDA initialization: Found no NVIDIA driver on your system."],
                      "framework": "torch", "duration_s": 1.5})
-    runner = FakeRunner({("py",): "[W init] noise\n" + ok + "\n"})
-    out = deep_inspect(ProbeContext(run=runner, target_python="py", env={}), (torch, vision))
+    runner = _DeepRunner({"torch": "[W init] noise\n" + ok + "\n"})
+    reports = deep_reports(ProbeContext(run=runner, target_python="py", env={}))
+    assert set(reports) == {"torch"}  # tensorflow and jax answered "not installed"
+    out = attach_runtime((torch, vision), reports)
     assert out[1] == vision
     assert out[0].runtime == RuntimeReport(
         gpu_available=False, device_count=0, arch_list=("sm_90",), cudnn="9.1.0", nccl="2.21.5", cuda="12.4",
         warnings=("CUDA initialization: Found no NVIDIA driver on your system.",), duration_s=1.5,
     )
-    (argv,) = runner.calls
-    assert argv[:2] == ("py", "-c")
-    assert argv[2].startswith("FRAMEWORK = 'torch'\n")
+    assert sorted(a[2].split("\n", 1)[0] for a in runner.calls) == [
+        "FRAMEWORK = 'jax'", "FRAMEWORK = 'tensorflow'", "FRAMEWORK = 'torch'"]
+    assert all(a[:2] == ("py", "-c") for a in runner.calls)
 
-    timed_out = FakeRunner({("py",): CommandResult((), -9, "", "", 60.0, timed_out=True)})
-    (t,) = deep_inspect(ProbeContext(run=timed_out, target_python="py", env={}, timeout_s=1.0), (torch,))
-    assert t.runtime == Unavailable("importing torch did not finish within 60s", ("import",), "timeout")
+    timed_out = _DeepRunner({"torch": CommandResult((), -9, "", "", 60.0, timed_out=True)})
+    reports = deep_reports(ProbeContext(run=timed_out, target_python="py", env={}, timeout_s=1.0))
+    assert reports["torch"] == Unavailable("importing torch did not finish within 60s", ("import",), "timeout")
 
-    crashed = FakeRunner({("py",): CommandResult((), -11, "", "Segmentation fault", 0.2)})
-    (c,) = deep_inspect(ProbeContext(run=crashed, target_python="py", env={}), (torch,))
-    assert c.runtime == Unavailable("importing torch crashed: py exited with status -11: Segmentation fault",
-                                    ("import",), "crash")
+    crashed = _DeepRunner({"torch": CommandResult((), -11, "", "Segmentation fault", 0.2)})
+    reports = deep_reports(ProbeContext(run=crashed, target_python="py", env={}))
+    assert reports["torch"] == Unavailable("importing torch crashed: py exited with status -11: Segmentation fault",
+                                           ("import",), "crash")
 
 
-def test_deep_inspect_without_importable_frameworks_runs_nothing() -> None:
-    runner = FakeRunner()
+def test_deep_reports_nothing_installed() -> None:
+    runner = _DeepRunner({})
+    assert deep_reports(ProbeContext(run=runner, target_python="py", env={})) == {}
+    assert len(runner.calls) == 3
     builds = (FrameworkBuild("paddle", "paddlepaddle-gpu", "2.6.1", "cuda", "12.0", "8.9.1"),)
-    assert deep_inspect(ProbeContext(run=runner, target_python="py", env={}), builds) == builds
-    assert runner.calls == []
+    assert attach_runtime(builds, {}) == builds
 
 
 # ---- the real scripts (slow) ----------------------------------------------------------------
@@ -523,7 +543,7 @@ def test_real_inspection_of_a_fake_site_packages(fake_site: Path) -> None:
 def test_real_deep_inspection_of_cpu_torch() -> None:
     torch = FrameworkBuild("torch", "torch", "2.13.0+cpu", "cpu", None, None, source="torch/version.py")
     ctx = ProbeContext(run=_subprocess.run, target_python=str(VENV_PYTHON), env=dict(os.environ))
-    (out,) = deep_inspect(ctx, (torch,))
+    (out,) = attach_runtime((torch,), deep_reports(ctx))
     runtime = out.runtime
     assert isinstance(runtime, RuntimeReport), runtime
     assert runtime.error is None
