@@ -9,8 +9,9 @@ from one benchmark virtualenv that has torch, tensorflow-cpu, env-doctor and env
 
 What is measured, per command (see benchmarks/README.md):
 
-* wall time: one untimed warm-up run, then ``--runs`` timed runs (``time.perf_counter`` around
-  spawn and reap); median, min and max are reported.
+* wall time: one untimed warm-up run each, then ``--runs`` timed rounds over all commands,
+  round-robin (``time.perf_counter`` around spawn and reap); median, min and max are reported.
+  Bytecode is cached for the children unless ``--keep-bytecode-env`` (see the README).
 * ``tree_maxrss``: peak RSS of the *largest single process* in the command's process tree. On
   Linux the rusage that ``os.wait4`` returns for a reaped child is RUSAGE_BOTH: the child's own
   ru_maxrss maxed with that of every descendant it waited for.
@@ -47,11 +48,11 @@ TARGET_DEEP_VS_ENV_DOCTOR = 0.6
 TARGET_SELF_RSS_MB = 60.0
 
 SAMPLE_INTERVAL_S = 0.01
+STDERR_TAIL_CHARS = 4000
 DEFAULT_PYCACHE_PREFIX = Path(__file__).resolve().parents[1] / ".bench" / "pycache"
 
 #: Environment every measured child gets (set once in main); None means this process's own.
 _CHILD: dict[str, dict[str, str] | None] = {"env": None}
-STDERR_TAIL_CHARS = 4000
 
 #: Runs a console script in-process and writes getrusage(SELF/CHILDREN).ru_maxrss to argv[1].
 #: getrusage is read before anything else is imported, so the wrapper adds almost nothing.

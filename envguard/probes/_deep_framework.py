@@ -98,3 +98,10 @@ def main():
 
 
 main()
+# NOTE: a normal interpreter exit after importing TensorFlow or torch tears down their state for ~0.6 s
+# (measured: `import tensorflow` 2.82 s vs 2.20 s with os._exit). Nothing is left to clean up here.
+sys.stdout.flush()
+sys.stderr.flush()
+import os  # noqa: E402
+
+os._exit(0)
