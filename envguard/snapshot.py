@@ -109,6 +109,13 @@ class SharedLibrary:
     #: Full version when the file name or a header next to it tells (e.g. "9.1.0").
     version: str | None = None
 
+    @property
+    def soname_major(self) -> int | None:
+        """The ABI major in the soname: 9 for ``libcudnn.so.9``; None when the name has none."""
+        _, sep, rest = self.soname.partition(".so.")
+        head = rest.split(".", 1)[0]
+        return int(head) if sep and head.isdigit() else None
+
 
 @dataclass(frozen=True, slots=True)
 class ComponentVersion:

@@ -30,6 +30,11 @@ class SummaryRow:
     source: str
 
 
+def _short(items: list[str], limit: int = 6) -> list[str]:
+    """At most ``limit`` items, then "+N more"."""
+    return items if len(items) <= limit else [*items[:limit], f"+{len(items) - limit} more"]
+
+
 def verdict(report: Report, exit_code: int) -> str:
     """The one-line verdict that opens every human-readable report."""
     errors, warnings, infos = (report.count(s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
@@ -76,6 +81,18 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         for tk in toolkits:
             where = tk.path or tk.nvcc_path or "?"
             rows.append(SummaryRow("CUDA toolkit", f"{tk.build or tk.version} at {where}", tk.source))
+    loader = [lib for lib in snapshot.libraries if not lib.source.startswith("wheel:")]
+    if loader:
+        by_source: dict[str, list[str]] = {}
+        for lib in loader:
+            by_source.setdefault(lib.source, []).append(lib.soname + (f" ({lib.version})" if lib.version else ""))
+        for source, names in by_source.items():
+            rows.append(SummaryRow("CUDA libraries", ", ".join(_short(names)), source))
+    wheels = [d for d in snapshot.package_map().values()
+              if d.name.lower().replace("_", "-").startswith("nvidia-") and "ml-py" not in d.name.lower()]
+    if wheels:
+        names = [f"{d.name} {d.version}" for d in sorted(wheels, key=lambda d: d.name.lower())]
+        rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)), "target interpreter distributions"))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
         if isinstance(component, Unavailable):
             rows.append(SummaryRow(label, "not found", ", ".join(component.tried)))

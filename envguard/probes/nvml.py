@@ -24,7 +24,7 @@ _ERROR_FACTS = {
     NVML_ERROR_DRIVER_NOT_LOADED: ("driver-not-loaded", "the NVIDIA kernel driver is not loaded"),
     NVML_ERROR_LIBRARY_NOT_FOUND: (
         "nvml-library-not-found",
-        "the NVML library (libnvidia-ml.so.1) was not found: no NVIDIA driver is installed",
+        "the NVML library (libnvidia-ml.so.1) was not found",
     ),
     NVML_ERROR_LIB_RM_VERSION_MISMATCH: (
         "driver-library-mismatch",

@@ -16,6 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from envguard.errors import TargetPythonError
+from envguard.probes import parsers
 from envguard.probes.base import ProbeContext
 from envguard.resources import script_source
 from envguard.snapshot import (
@@ -285,26 +286,11 @@ def runtime_from(doc: Mapping[str, Any]) -> RuntimeReport:
         device_count=doc.get("device_count"),
         devices=tuple(str(d) for d in doc.get("devices") or ()),
         arch_list=tuple(str(a) for a in doc.get("arch_list") or ()),
-        cudnn=_decode_cudnn(cudnn),
-        nccl=".".join(str(p) for p in nccl[:3]) if isinstance(nccl, list) else _decode_nccl(nccl),
+        cudnn=parsers.decode_cudnn_int(cudnn) if isinstance(cudnn, int) else (str(cudnn) if cudnn else None),
+        nccl=(".".join(str(p) for p in nccl[:3]) if isinstance(nccl, list)
+              else parsers.decode_nccl_int(nccl) if isinstance(nccl, int) else (str(nccl) if nccl else None)),
         cuda=str(doc["cuda"]) if doc.get("cuda") else None,
         warnings=tuple(str(w) for w in doc.get("warnings") or ()),
         error=str(doc["error"]) if doc.get("error") else None,
         duration_s=float(doc["duration_s"]) if doc.get("duration_s") is not None else None,
     )
-
-
-def _decode_cudnn(value: object) -> str | None:
-    if isinstance(value, int):
-        if value >= 90000:
-            return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
-        return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
-    return str(value) if value else None
-
-
-def _decode_nccl(value: object) -> str | None:
-    if isinstance(value, int):
-        if value >= 10000:
-            return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
-        return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
-    return str(value) if value else None

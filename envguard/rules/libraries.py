@@ -50,11 +50,6 @@ def _same_or_newer_minor(found: str, needed: str) -> bool:
     return f.major == n.major and (f.major, f.minor) >= (n.major, n.minor)
 
 
-def _soname_major(lib: SharedLibrary) -> int | None:
-    match = re.search(r"\.so\.(\d+)", lib.soname)
-    return int(match.group(1)) if match else None
-
-
 class WheelPinRule:
     """The NVIDIA wheels a framework's metadata pins must be installed at a compatible version."""
 
@@ -148,7 +143,7 @@ class LoaderPathRule:
         needed_v = version(needed)
         if needed_v is None:
             return
-        major = _soname_major(lib)
+        major = lib.soname_major
         if lib.version is not None:
             if not _same_or_newer_minor(lib.version, needed):
                 yield self._finding(build, lib, needed, code, label, snapshot)
@@ -188,12 +183,15 @@ class SystemLibrariesRule:
         release = matrices.tensorflow.release(tf.version)
         cuda = tf.cuda or (release.cuda if release else None)
         cudnn = tf.cudnn or (release.cudnn if release else None)
+        if release is not None and release.cudnn and cudnn and "." not in cudnn \
+                and release.cudnn.startswith(cudnn + "."):
+            cudnn = release.cudnn  # build_info says only "9"; the tested configuration says "9.3"
         libs = snapshot.libraries
         for family, needed in (("cudart", cuda), ("cudnn", cudnn)):
             nv = version(needed)
             if nv is None:
                 continue
-            matching = [lib for lib in libs if lib.name == family and _soname_major(lib) == nv.major]
+            matching = [lib for lib in libs if lib.name == family and lib.soname_major == nv.major]
             if family == "cudart" and nv.major == 11:
                 matching = [lib for lib in matching if lib.soname.endswith(".so.11.0")]
             label = "CUDA runtime" if family == "cudart" else "cuDNN"

@@ -360,8 +360,8 @@ def test_no_driver_at_all(machine: Machine) -> None:
     runner = FakeRunner()
     driver, gpus = probe_nvidia(machine.ctx(runner, nvml_raising(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND)))
     assert driver == Unavailable(
-        "no NVIDIA driver is installed (the NVML library (libnvidia-ml.so.1) was not found: no NVIDIA driver "
-        "is installed; /proc/driver/nvidia/version is absent; nvidia-smi not found on PATH)",
+        "no NVIDIA driver is installed (the NVML library (libnvidia-ml.so.1) was not found; "
+        "/proc/driver/nvidia/version is absent; nvidia-smi not found on PATH)",
         TRIED,
         "no-driver",
     )
