@@ -106,7 +106,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
     else:
         rows.append(SummaryRow("Python", f"unknown — {python.reason}", ", ".join(python.tried)))
     if not snapshot.frameworks:
-        rows.append(SummaryRow("Frameworks", "none installed (torch, tensorflow, jax, paddle)", "distributions"))
+        rows.append(SummaryRow("Frameworks", "none of torch, tensorflow, jax, paddle is installed in this "
+                               "interpreter (inspect another with --python PATH)", "distributions"))
     for fw in snapshot.frameworks:
         kinds = {"cuda": f"CUDA {fw.cuda}", "rocm": f"ROCm {fw.cuda}", "cpu": "CPU-only"}
         build = kinds.get(fw.accelerator or "", "build unknown")
