@@ -21,6 +21,23 @@ from envguard.snapshot import (
 
 CAPTURES = Path(__file__).parent / "data" / "captures"
 
+#: The H100 80GB HBM3 of the driver-590.48.01 captures (nvidia_gpu_exporter), as every source reports it.
+H100_590 = GpuInfo(
+    index=0,
+    name="NVIDIA H100 80GB HBM3",
+    source="nvidia-smi --query-gpu",
+    uuid="GPU-00000000-0000-0000-0000-000000000000",
+    compute_capability="9.0",
+    memory_total_mib=81559,
+    mig_mode="Disabled",
+    persistence_mode="Enabled",
+    pcie_link_gen=5,
+    pcie_link_gen_max=5,
+    pcie_link_width=16,
+    pcie_link_width_max=16,
+    pci_bus_id="00000000:00:09.0",
+)
+
 
 def capture(relpath: str) -> str:
     """Text of a real captured tool output (tests/data/captures, provenance in its README)."""

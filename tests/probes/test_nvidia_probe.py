@@ -32,7 +32,7 @@ from envguard.probes.nvidia import PROC_VERSION, probe_nvidia
 from envguard.probes.nvml import NvmlReport, query_nvml
 from envguard.probes.parsers import QUERY_GPU_FIELDS, QUERY_GPU_FIELDS_LEGACY
 from envguard.snapshot import DriverInfo, GpuInfo, Unavailable
-from tests.fakes import CAPTURES, FakeRunner, capture
+from tests.fakes import CAPTURES, H100_590, FakeRunner, capture
 
 H100_CSV = "nvidia-smi-query-gpu/h100-80gb-hbm3-driver-590.48.01-all-fields.csv"
 H100_TABLE = "nvidia-smi/h100-80gb-hbm3-mig-enabled-driver-590.48.01-cuda-13.1.txt"
@@ -49,21 +49,7 @@ SNAP_INVALID_FIELD = (
 
 TRIED = ("NVML", PROC_VERSION, "nvidia-smi")
 
-H100_SMI_GPU = GpuInfo(
-    index=0,
-    name="NVIDIA H100 80GB HBM3",
-    source="nvidia-smi --query-gpu",
-    uuid="GPU-00000000-0000-0000-0000-000000000000",
-    compute_capability="9.0",
-    memory_total_mib=81559,
-    mig_mode="Disabled",
-    persistence_mode="Enabled",
-    pcie_link_gen=5,
-    pcie_link_gen_max=5,
-    pcie_link_width=16,
-    pcie_link_width_max=16,
-    pci_bus_id="00000000:00:09.0",
-)
+H100_SMI_GPU = H100_590
 
 
 def project_csv(text: str, fields: tuple[str, ...]) -> str:

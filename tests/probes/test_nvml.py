@@ -30,8 +30,8 @@ import pytest
 from envguard.probes import nvml as nvml_module
 from envguard.probes import parsers
 from envguard.probes.nvml import NvmlReport, query_nvml
-from envguard.snapshot import GpuInfo, Unavailable
-from tests.fakes import capture
+from envguard.snapshot import Unavailable
+from tests.fakes import H100_590, capture
 
 H100_Q = "nvidia-smi-q/h100-80gb-hbm3-driver-590.48.01-cuda-13.1.txt"
 H100_CSV = "nvidia-smi-query-gpu/h100-80gb-hbm3-driver-590.48.01-all-fields.csv"
@@ -71,21 +71,7 @@ H100 = FakeGpu(
 )
 
 #: The GpuInfo query_nvml must build from H100.
-H100_INFO = GpuInfo(
-    index=0,
-    name="NVIDIA H100 80GB HBM3",
-    source="NVML",
-    uuid="GPU-00000000-0000-0000-0000-000000000000",
-    compute_capability="9.0",
-    memory_total_mib=81559,
-    mig_mode="Disabled",
-    persistence_mode="Enabled",
-    pcie_link_gen=5,
-    pcie_link_gen_max=5,
-    pcie_link_width=16,
-    pcie_link_width_max=16,
-    pci_bus_id="00000000:00:09.0",
-)
+H100_INFO = dataclasses.replace(H100_590, source="NVML")
 
 
 def nvml_error(code: int) -> Exception:

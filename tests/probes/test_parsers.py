@@ -39,6 +39,7 @@ from envguard.probes.parsers import (
     version_from_soname,
 )
 from envguard.snapshot import GpuInfo
+from tests.fakes import H100_590
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 CAPTURES = DATA / "captures"
@@ -490,23 +491,7 @@ def test_csv_h100_all_fields() -> None:
     assert row["vbios_version"] == "96.00.A5.00.01"
     assert row["addressing_mode"] == "None"
     assert driver_from_query_csv(text) == "590.48.01"
-    assert gpus_from_query_csv(text) == (
-        GpuInfo(
-            index=0,
-            name="NVIDIA H100 80GB HBM3",
-            source="nvidia-smi --query-gpu",
-            uuid="GPU-00000000-0000-0000-0000-000000000000",
-            compute_capability="9.0",
-            memory_total_mib=81559,
-            mig_mode="Disabled",
-            persistence_mode="Enabled",
-            pcie_link_gen=5,
-            pcie_link_gen_max=5,
-            pcie_link_width=16,
-            pcie_link_width_max=16,
-            pci_bus_id="00000000:00:09.0",
-        ),
-    )
+    assert gpus_from_query_csv(text) == (H100_590,)
 
 
 def test_csv_p100_units_in_header_only() -> None:
