@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
 from typing import NoReturn
 
@@ -115,7 +116,9 @@ def check(
             report = app.check(options, snapshot_file=snapshot_file)
         code = report.exit_code(Severity.parse(fail_on))
         colored = _use_color(color) and output is None and fmt == "text"
-        text = make_formatter(fmt, color=colored).format(report, command="check", exit_code=code)
+        width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() and output is None else 100
+        text = make_formatter(fmt, color=colored, width=max(width, 60)).format(report, command="check",
+                                                                              exit_code=code)
         if output:
             app.write_atomic(output, text, force=force)
         else:

@@ -11,16 +11,16 @@ from envguard.formatters.text import TextFormatter
 
 __all__ = ["FORMATTERS", "Formatter", "make_formatter"]
 
-FORMATTERS: dict[str, Callable[[bool], Formatter]] = {
-    "text": lambda color: TextFormatter(color=color),
-    "json": lambda _color: JsonFormatter(),
-    "markdown": lambda _color: MarkdownFormatter(),
+FORMATTERS: dict[str, Callable[[bool, int], Formatter]] = {
+    "text": lambda color, width: TextFormatter(color=color, width=width),
+    "json": lambda _color, _width: JsonFormatter(),
+    "markdown": lambda _color, _width: MarkdownFormatter(),
 }
 
 
-def make_formatter(name: str, *, color: bool = False) -> Formatter:
-    """The formatter registered as ``name``.
+def make_formatter(name: str, *, color: bool = False, width: int = 100) -> Formatter:
+    """The formatter registered as ``name`` (``width`` applies to text).
 
     :raises KeyError: for an unknown format.
     """
-    return FORMATTERS[name](color)
+    return FORMATTERS[name](color, width)
