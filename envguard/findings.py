@@ -5,27 +5,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
 
+from envguard.codes import FINDING_CODES
 from envguard.snapshot import Snapshot
 
-#: The public finding codes (ARCHITECTURE.md); JSON consumers and CI rules match on them.
-FINDING_CODES: Final = (
-    "driver-missing",
-    "driver-too-old",
-    "driver-library-mismatch",
-    "arch-unsupported",
-    "cpu-only-build",
-    "cudnn-mismatch",
-    "cuda-libs-missing",
-    "nccl-mismatch",
-    "python-unsupported",
-    "companion-mismatch",
-    "platform-unsupported",
-    "mixed-cuda-wheels",
-    "toolkit-mismatch",
-    "unknown-version",
-)
+__all__ = ["FINDING_CODES", "Evidence", "Finding", "Report", "Severity"]
+
 
 
 class Severity(enum.IntEnum):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import logging
+import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from envguard.codes import FINDING_CODES
 from envguard.errors import MatrixError, MatrixSchemaError
 from envguard.resources import data_dir
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 MATRIX_SCHEMA: Final = 1
-MATRIX_NAMES: Final = ("cuda-driver", "gpu-arch", "torch", "tensorflow")
+MATRIX_NAMES: Final = ("cuda-driver", "gpu-arch", "torch", "tensorflow", "errors")
 CONFIDENCE: Final = ("official", "transcribed", "derived")
 #: A row's source entries: documents by URL, or a distribution's own metadata (wheel METADATA /
 #: Requires-Dist), cited by name and version so no package-index hostname is written here.
@@ -327,6 +329,60 @@ def _series_lookup(rows: tuple[_R, ...], version: str) -> _R | None:
     return next((r for r in rows if r.version == key), None)
 
 
+# ---- errors (signature catalogue) ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSignature:
+    """An error message people paste, what it means, and what to check."""
+
+    id: str
+    #: Compiled, case-insensitive regular expression matched against one line at a time.
+    pattern: re.Pattern[str]
+    #: The finding code this message is evidence of.
+    code: str
+    severity: str
+    #: The cause, in one sentence.
+    cause: str
+    #: What to check or run to confirm it.
+    check: str
+    #: Example lines (tests assert each matches).
+    examples: tuple[str, ...]
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
+class SignatureMatch:
+    """One signature found in one line of text."""
+
+    signature: ErrorSignature
+    line: str
+    #: Named groups of the pattern (e.g. {"found": "11040"}).
+    groups: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorsMatrix:
+    """The catalogue of error signatures."""
+
+    meta: MatrixMeta
+    signatures: tuple[ErrorSignature, ...]
+
+    def match(self, lines: Iterable[str]) -> tuple[SignatureMatch, ...]:
+        """Every (signature, line) pair that matches, in line order; one match per signature and line."""
+        out: list[SignatureMatch] = []
+        for line in lines:
+            text = line.strip()
+            if not text:
+                continue
+            for sig in self.signatures:
+                found = sig.pattern.search(text)
+                if found:
+                    groups = {k: v for k, v in found.groupdict().items() if v is not None}
+                    out.append(SignatureMatch(sig, text[:500], groups))
+        return tuple(out)
+
+
 # ---- the set -------------------------------------------------------------------------------
 
 
@@ -362,13 +418,18 @@ class Matrices:
         """TensorFlow releases."""
         return self._get("tensorflow", _parse_tensorflow)  # type: ignore[no-any-return] # reason: parser type
 
+    @cached_property
+    def errors(self) -> ErrorsMatrix:
+        """Error-message signatures."""
+        return self._get("errors", _parse_errors)  # type: ignore[no-any-return] # reason: parser type
+
     def loaded(self) -> dict[str, str]:
         """name → description of each matrix consulted so far."""
         return {name: m.meta.describe() for name, m in sorted(self._cache.items())}
 
     def load_all(self) -> None:
         """Load and validate every matrix now (raises on the first bad file)."""
-        _ = (self.cuda_driver, self.gpu_arch, self.torch, self.tensorflow)
+        _ = (self.cuda_driver, self.gpu_arch, self.torch, self.tensorflow, self.errors)
 
 
 def load_matrices(root: Traversable | None = None, env: dict[str, str] | None = None) -> Matrices:
@@ -658,3 +719,41 @@ def _check_unique(values: list[Any], col: _Collector, table: str, key: str) -> N
         if value in seen:
             col.error(f"[[{table}]]", f"duplicate {key} {value!r}")
         seen.add(value)
+
+
+_SEVERITIES = ("error", "warning", "info")
+
+
+def _parse_errors(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> ErrorsMatrix:
+    col.keys(data, _META_KEYS | {"signature"}, "header")
+    sigs = []
+    for where, row in col.rows(data, "signature"):
+        col.keys(row, {"id", "pattern", "code", "severity", "cause", "check", "examples"} | _PROV, where)
+        sig_id = col.string(row, "id", where, required=True)
+        raw = col.string(row, "pattern", where, required=True)
+        code = col.string(row, "code", where, required=True)
+        severity = col.string(row, "severity", where) or "error"
+        cause = col.string(row, "cause", where, required=True)
+        check = col.string(row, "check", where, required=True)
+        examples = row.get("examples", [])
+        if not isinstance(examples, list) or not examples or not all(isinstance(e, str) for e in examples):
+            col.error(where, "examples must be a non-empty list of strings (real messages the pattern matches)")
+            examples = []
+        if code is not None and code not in FINDING_CODES:
+            col.error(where, f"code {code!r} is not a finding code")
+        if severity not in _SEVERITIES:
+            col.error(where, f"severity must be one of {_SEVERITIES}")
+        if None in (sig_id, raw, code, cause, check):
+            continue
+        try:
+            pattern = re.compile(raw or "", re.IGNORECASE)
+        except re.error as exc:
+            col.error(where, f"pattern is not a valid regular expression: {exc}")
+            continue
+        for example in examples:
+            if not pattern.search(example):
+                col.error(where, f"pattern does not match its own example {example[:80]!r}")
+        sigs.append(ErrorSignature(sig_id or "", pattern, code or "", severity, cause or "", check or "",
+                                   tuple(examples), col.prov(row, where)))
+    _check_unique([s.id for s in sigs], col, "signature", "id")
+    return ErrorsMatrix(meta, tuple(sigs))

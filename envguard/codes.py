@@ -1,0 +1,23 @@
+"""The public finding codes (ARCHITECTURE.md): JSON consumers and CI rules match on them."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: The public finding codes (ARCHITECTURE.md); JSON consumers and CI rules match on them.
+FINDING_CODES: Final = (
+    "driver-missing",
+    "driver-too-old",
+    "driver-library-mismatch",
+    "arch-unsupported",
+    "cpu-only-build",
+    "cudnn-mismatch",
+    "cuda-libs-missing",
+    "nccl-mismatch",
+    "python-unsupported",
+    "companion-mismatch",
+    "platform-unsupported",
+    "mixed-cuda-wheels",
+    "toolkit-mismatch",
+    "unknown-version",
+)
