@@ -78,6 +78,40 @@ def check(
     return run_rules(snapshot, mats, notes=notes)
 
 
+def read_text_input(path: str, *, stdin: bytes | None = None, what: str = "report") -> tuple[str, str]:
+    """(text, name) of a file, or of stdin when ``path`` is "-" (``stdin`` holds its bytes).
+
+    :raises InputError: unreadable, a directory, or too large.
+    """
+    from envguard.probes.report import MAX_REPORT_CHARS
+
+    if path == "-":
+        raw, name = stdin or b"", "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_REPORT_CHARS + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+        name = path
+    if len(raw) > MAX_REPORT_CHARS:
+        raise InputError(f"{name} is larger than {MAX_REPORT_CHARS >> 20} MiB: not a {what}")
+    if not raw.strip():
+        raise InputError(f"{name} is empty")
+    return raw.decode("utf-8", errors="replace"), name
+
+
+def check_report(text: str, name: str, matrices: Matrices | None = None) -> Report:
+    """Diagnose a pasted report (collect_env, TF template, nvidia-smi, pip lines, logs, envguard JSON).
+
+    :raises SnapshotError: when the text holds no environment fact.
+    """
+    from envguard.probes.report import parse_report
+
+    snapshot, notes = parse_report(text, name)
+    return run_rules(snapshot, matrices if matrices is not None else load_matrices(), notes=notes)
+
+
 def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:
     """Judge an already-loaded snapshot."""
     return run_rules(snapshot, matrices if matrices is not None else load_matrices())

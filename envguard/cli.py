@@ -93,6 +93,10 @@ _timeout_option = click.option(
 @_timeout_option
 @click.option("--snapshot", "snapshot_file", metavar="FILE",
               help="Judge a saved snapshot (from `envguard snapshot`, or '-' for stdin) instead of this machine.")
+@click.option("--from", "report_file", metavar="FILE",
+              help="Diagnose someone else's pasted report ('-' for stdin): collect_env output, a TensorFlow "
+                   "issue template, nvidia-smi output, pip list/freeze lines, training-log banners, error "
+                   "messages, or envguard JSON — mixed and partial is fine.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="Output format; json prints exactly one envelope.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
@@ -102,15 +106,20 @@ _timeout_option = click.option(
 @click.option("--color/--no-color", default=None, help="Colour text output (default: when stdout is a terminal "
               "and NO_COLOR is unset).")
 def check(
-    target_python: str, deep: bool, timeout_s: float, snapshot_file: str | None, fmt: str, fail_on: str,
-    output: str | None, force: bool, color: bool | None,
+    target_python: str, deep: bool, timeout_s: float, snapshot_file: str | None, report_file: str | None,
+    fmt: str, fail_on: str, output: str | None, force: bool, color: bool | None,
 ) -> None:
     """Probe this machine (or read a snapshot) and report what will not work, with fixes."""
     from envguard.formatters import make_formatter
 
     try:
         options = app.ProbeOptions(target_python, deep, timeout_s)
-        if snapshot_file == "-":
+        if report_file is not None and snapshot_file is not None:
+            raise click.UsageError("use either --from or --snapshot, not both")
+        if report_file is not None:
+            stdin = sys.stdin.buffer.read() if report_file == "-" else None
+            report = app.check_report(*app.read_text_input(report_file, stdin=stdin))
+        elif snapshot_file == "-":
             report = app.judge(app.parse_snapshot(sys.stdin.buffer.read(app.MAX_SNAPSHOT_BYTES + 1), "<stdin>"))
         else:
             report = app.check(options, snapshot_file=snapshot_file)

@@ -47,8 +47,9 @@ class HostInfo:
 class DriverInfo:
     """The NVIDIA driver as one source reports it."""
 
-    #: Driver version, e.g. "550.90.07"; on R610+ the "KMD version".
-    version: str
+    #: Driver version, e.g. "550.90.07"; on R610+ the "KMD version". None when only the CUDA it
+    #: supports is known (a pasted "found version 11040").
+    version: str | None
     #: Highest CUDA version the driver supports ("12.4"); NOT an installed toolkit.
     cuda_driver_version: str | None
     source: str
@@ -153,6 +154,7 @@ class PythonInfo:
     conda_prefix: str | None = None
     #: True for free-threaded ("t") builds.
     free_threaded: bool = False
+    source: str = "target interpreter"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,8 @@ class Snapshot:
     frameworks: tuple[FrameworkBuild, ...]
     #: Environment variables that change how libraries load or behave (allow-listed).
     environment: Mapping[str, str] = field(default_factory=dict)
+    #: Error and warning lines seen in a pasted report (``check --from``), matched against errors.toml.
+    observed_errors: tuple[str, ...] = ()
     #: Where the snapshot came from: "probe", "probe --deep", "file:snap.json" ...
     origin: str = "probe"
     envguard_version: str = ""

@@ -57,7 +57,7 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
     if isinstance(driver, Unavailable):
         rows.append(SummaryRow("NVIDIA driver", f"none — {driver.reason}", ", ".join(driver.tried)))
     else:
-        text = driver.version
+        text = driver.version or "version unknown"
         if driver.cuda_driver_version:
             text += f" (supports CUDA ≤ {driver.cuda_driver_version})"
         if driver.kernel_module_version and driver.kernel_module_version != driver.version:
@@ -76,7 +76,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow(f"GPU {gpu.index}", f"{gpu.name} ({', '.join(d for d in details if d)})", gpu.source))
     toolkits = snapshot.cuda_toolkits
     if isinstance(toolkits, Unavailable):
-        rows.append(SummaryRow("CUDA toolkit", f"none — {toolkits.reason}", "nvcc, CUDA_HOME, /usr/local/cuda*"))
+        rows.append(SummaryRow("CUDA toolkit", f"none — {toolkits.reason}",
+                               ", ".join(toolkits.tried) or "nvcc, CUDA_HOME, /usr/local/cuda*"))
     else:
         for tk in toolkits:
             where = tk.path or tk.nvcc_path or "?"
@@ -101,8 +102,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
     python = snapshot.python
     if isinstance(python, PythonInfo):
         env = " (virtualenv)" if python.virtualenv else f" (conda {python.conda_prefix})" if python.conda_prefix else ""
-        rows.append(SummaryRow("Python", f"{python.implementation} {python.version} {python.executable}{env}",
-                               "target interpreter"))
+        rows.append(SummaryRow("Python", f"{python.implementation} {python.version} {python.executable}{env}".strip(),
+                               python.source))
     else:
         rows.append(SummaryRow("Python", f"unknown — {python.reason}", ", ".join(python.tried)))
     if not snapshot.frameworks:

@@ -17,6 +17,7 @@ from envguard.rules.libraries import (
     ToolkitRule,
     WheelPinRule,
 )
+from envguard.rules.signatures import SignatureRule, merge_corroborated
 from envguard.snapshot import Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
@@ -33,6 +34,7 @@ ALL_RULES: tuple[Rule, ...] = (
     SystemLibrariesRule(),
     MixedWheelsRule(),
     ToolkitRule(),
+    SignatureRule(),
 )
 
 
@@ -45,5 +47,5 @@ def run_rules(
         for finding in rule.check(snapshot, matrices):
             if finding not in findings:
                 findings.append(finding)
-    ordered = sorted(findings, key=lambda f: -f.severity)
+    ordered = sorted(merge_corroborated(findings), key=lambda f: -f.severity)
     return Report(snapshot, tuple(ordered), matrices.loaded(), notes)

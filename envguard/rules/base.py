@@ -74,7 +74,7 @@ def ev(fact: str, value: object, source: str) -> Evidence:
 
 def driver_evidence(driver: DriverInfo) -> tuple[Evidence, ...]:
     """The driver version and the CUDA it reports, with their source."""
-    rows = [ev("driver", driver.version, driver.source)]
+    rows = [ev("driver", driver.version or "version unknown", driver.source)]
     if driver.cuda_driver_version:
         rows.append(ev("driver max CUDA", driver.cuda_driver_version, driver.source))
     return tuple(rows)

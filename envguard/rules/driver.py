@@ -50,8 +50,8 @@ class DriverRule:
                 "driver",
             )
             return
-        if not builds:
-            return
+        if not builds or driver.code == "not-reported":
+            return  # a report that does not mention the driver says nothing about it
         names = ", ".join(f"{b.name} {b.version}" for b in builds)
         # An installed-but-not-loaded driver means a GPU is expected here; no driver at all may be a CPU box.
         loaded_problem = driver.code in ("driver-not-loaded", "timeout", "nvml-error")
@@ -77,6 +77,9 @@ class DriverRule:
         system = system_of(snapshot)
         floor = matrices.cuda_driver.floor(build.cuda, system)
         have = version(driver.version)
+        if have is None and driver.cuda_driver_version:
+            yield from self._by_max_cuda(driver, build)
+            return
         if floor is None or have is None:
             yield Finding(
                 "unknown-version", Severity.INFO,
@@ -101,6 +104,28 @@ class DriverRule:
             (*driver_evidence(driver), build_evidence(build),
              ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
             fix, floor.prov.source, build.name,
+        )
+
+    @staticmethod
+    def _by_max_cuda(driver: DriverInfo, build: FrameworkBuild) -> Iterator[Finding]:
+        """Only the driver's newest CUDA is known: minor-version compatibility still decides.
+
+        A driver that supports CUDA X.y runs every X.* build (11+); a newer major needs a newer driver.
+        """
+        have, need = version(driver.cuda_driver_version), version(build.cuda)
+        if have is None or need is None:
+            return
+        too_old = need.major > have.major or (need.major < 11 and (need.major, need.minor) > (have.major, have.minor))
+        if not too_old:
+            return
+        yield Finding(
+            "driver-too-old", Severity.ERROR,
+            f"{build.name} {build.version} was built with CUDA {build.cuda}, but the driver supports CUDA "
+            f"{driver.cuda_driver_version} at most, and minor-version compatibility does not cross CUDA majors.",
+            (*driver_evidence(driver), build_evidence(build)),
+            f"upgrade the NVIDIA driver to one that supports CUDA {need.major}.x, or install a {build.name} build "
+            f"for CUDA {have.major}.x",
+            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html", build.name,
         )
 
     @staticmethod
