@@ -128,6 +128,9 @@ class _Facts:
             self.gpus.append((name, source, memory))
 
     def package(self, name: str, version: str, source: str) -> None:
+        version = version.strip().strip("`'\"")
+        if not re.match(r"\d", version):
+            return
         key = normalize_name(name)
         if key == "pytorch":
             key = "torch"
@@ -505,5 +508,5 @@ def _has_facts(snapshot: Snapshot) -> bool:
     return bool(
         snapshot.frameworks or snapshot.packages or snapshot.gpu_list() or snapshot.observed_errors
         or not isinstance(snapshot.driver, Unavailable) or not isinstance(snapshot.python, Unavailable)
-        or snapshot.driver.code is not None
+        or snapshot.driver.code not in (None, NOT_REPORTED)
     )

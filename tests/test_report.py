@@ -1,0 +1,137 @@
+"""check --from: real pasted reports are diagnosed; odd input never raises."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envguard.errors import SnapshotError
+from envguard.findings import Severity
+from envguard.matrix import Matrices, load_matrices
+from envguard.probes.report import NOT_REPORTED, normalize_report, parse_report
+from envguard.rules import run_rules
+from envguard.snapshot import DriverInfo, Unavailable
+
+REPORTS = Path(__file__).parent / "data" / "reports"
+CASES = sorted(p for p in REPORTS.iterdir() if (p / "case.json").exists())
+#: cases/README.md maps the cases' codes to envguard's.
+CODE = {
+    "driver-too-old-for-cuda": "driver-too-old", "arch-not-in-wheel": "arch-unsupported",
+    "cpu-only-build": "cpu-only-build", "cudnn-mismatch": "cudnn-mismatch", "cuda-libs-missing": "cuda-libs-missing",
+    "tf-native-windows-gpu-unsupported": "platform-unsupported", "python-unsupported": "python-unsupported",
+    "torchvision-mismatch": "companion-mismatch", "nccl-mismatch": "nccl-mismatch",
+    "driver-library-mismatch": "driver-library-mismatch", "jax-plugin-mismatch": "companion-mismatch",
+}
+
+
+@pytest.fixture(scope="module")
+def matrices() -> Matrices:
+    return load_matrices()
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_real_reports_are_diagnosed(case: Path, matrices: Matrices) -> None:
+    meta = json.loads((case / "case.json").read_text())
+    snapshot, _notes = parse_report((case / "env.txt").read_text(encoding="utf-8"), case.name)
+    report = run_rules(snapshot, matrices)
+    errors = {f.code for f in report.findings if f.severity is Severity.ERROR}
+    expected = [CODE[c] for c in meta["expected_findings"] if c != "none"]
+    if not expected:
+        assert errors == set(), [f.message for f in report.findings]
+    for code in expected:
+        assert code in errors, (code, [(f.code, f.message) for f in report.findings])
+
+
+def test_collect_env_facts() -> None:
+    snapshot, notes = parse_report((REPORTS / "001-rtx5090d-sm120-cu126" / "env.txt").read_text(), "001")
+    assert notes == ()
+    torch = snapshot.framework("torch")
+    assert torch is not None and (torch.version, torch.cuda, torch.accelerator) == ("2.6.0+cu126", "12.6", "cuda")
+    assert [g.name for g in snapshot.gpu_list()] == ["NVIDIA GeForce RTX 5090 D"]
+    assert isinstance(snapshot.driver, DriverInfo) and snapshot.driver.version == "570.124.04"
+    assert not isinstance(snapshot.python, Unavailable) and snapshot.python.version == "3.12.9"
+    assert not isinstance(snapshot.cudnn, Unavailable) and snapshot.cudnn[0].version == "9.8.0"
+    assert snapshot.host.glibc == "2.40"
+
+
+def test_full_width_colons_quotes_and_mixed_sources() -> None:
+    text = (
+        "> PyTorch version\uff1a 2.5.1+cu124\n"
+        "> Python version :  3.11.9 (main)\n"
+        "> GPU models and configuration:\n> GPU 0: NVIDIA A100-SXM4-80GB\n> GPU 1: NVIDIA A100-SXM4-80GB\n"
+        "\n+-----------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |\n"
+        "|-------------------------------+----------------------+----------------------+\n"
+        "torchvision==0.19.0\n"
+    )
+    snapshot, notes = parse_report(text, "mixed")
+    assert isinstance(snapshot.driver, DriverInfo) and snapshot.driver.cuda_driver_version == "11.4"
+    assert len(snapshot.gpu_list()) == 1  # the same model twice is one name; the count is not in the text
+    report = run_rules(snapshot, load_matrices())
+    codes = {f.code for f in report.findings}
+    assert "driver-too-old" in codes  # cu124 needs >= 525.60.13
+    assert "companion-mismatch" in codes  # torchvision 0.19 belongs to torch 2.4
+    assert notes == ()
+
+
+def test_contradictions_become_notes_not_guesses() -> None:
+    text = "PyTorch version: 2.1.0+cu121\nNvidia driver version: 535.104.05\nI use torch 2.0.1 here\n"
+    snapshot, notes = parse_report(text, "contradict")
+    torch = snapshot.framework("torch")
+    assert torch is not None and torch.version == "2.1.0+cu121"
+    assert any("contradictory" in n and "2.0.1" in n for n in notes)
+
+
+def test_envguard_json_is_read_back() -> None:
+    data = (Path(__file__).parent / "data" / "snapshots" / "torch210-cu121-driver470.json").read_text()
+    snapshot, _ = parse_report(data, "snap.json")
+    assert snapshot.framework("torch") is not None
+
+
+def test_text_without_facts_is_a_clear_error() -> None:
+    with pytest.raises(SnapshotError, match="no environment facts found"):
+        parse_report("hello, my model does not train. any ideas?\n", "prose.txt")
+
+
+def test_missing_facts_are_not_reported_not_absent() -> None:
+    snapshot, _ = parse_report("PyTorch version: 2.4.0+cu121\n", "min")
+    assert isinstance(snapshot.driver, Unavailable) and snapshot.driver.code == NOT_REPORTED
+    assert [f.code for f in run_rules(snapshot, load_matrices()).findings] == []
+
+
+def test_normalize_report() -> None:
+    assert normalize_report("> > a\uff1ab\r\n```\nc\u00a0d") == ["a:b", "c d"]
+
+
+REPORT_WORDS = st.sampled_from([
+    "PyTorch version: ", "CUDA used to build PyTorch: ", "GPU 0: ", "Nvidia driver version: ", "cuDNN version: ",
+    "| NVIDIA-SMI ", "Driver Version: ", "CUDA Version: ", "torch==", "### TensorFlow version\n", "\n", " ",
+    "2.1.0+cu121", "12.1", "470.82.01", "NVIDIA GeForce RTX 4090", "found version 11040", "\uff1a", "> ", "```",
+    "Could not load dynamic library 'libcudnn.so.8'", "Name: torch\nVersion: ", "[pip3] ", "{", "}", ":", "|",
+])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=400), st.lists(REPORT_WORDS, max_size=40).map("".join)))
+def test_parser_never_raises_unexpectedly(text: str) -> None:
+    """Arbitrary or truncated text yields a snapshot or a SnapshotError (exit 3), nothing else."""
+    try:
+        snapshot, _ = parse_report(text, "fuzz")
+    except SnapshotError:
+        return
+    run_rules(snapshot, load_matrices())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(CASES), st.integers(min_value=0, max_value=4000))
+def test_truncated_real_reports(case: Path, cut: int) -> None:
+    text = (case / "env.txt").read_text(encoding="utf-8")[:cut]
+    try:
+        snapshot, _ = parse_report(text, case.name)
+    except SnapshotError:
+        return
+    run_rules(snapshot, load_matrices())
