@@ -8,8 +8,9 @@ from typing import Protocol
 
 from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
+from envguard.archs import version as version  # re-exported for the rule modules
 from envguard.findings import Evidence, Finding
 from envguard.matrix import Matrices, TorchRelease, TorchVariant
 from envguard.snapshot import (
@@ -35,16 +36,6 @@ class Rule(Protocol):
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterable[Finding]:
         """Yield findings for this snapshot."""
         ...
-
-
-def version(text: str | None) -> Version | None:
-    """``Version(text)`` or None for missing or unparsable text."""
-    if not text:
-        return None
-    try:
-        return Version(text)
-    except InvalidVersion:
-        return None
 
 
 def series(text: str) -> str:
