@@ -10,7 +10,7 @@ from packaging.markers import InvalidMarker, Marker
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
-from envguard.archs import version as version  # re-exported for the rule modules
+from envguard.archs import version
 from envguard.findings import Evidence, Finding
 from envguard.matrix import Matrices, TorchRelease, TorchVariant
 from envguard.snapshot import (
@@ -22,6 +22,11 @@ from envguard.snapshot import (
     Unavailable,
     normalize_name,
 )
+
+__all__ = [
+    "CORE_FRAMEWORKS", "Pin", "Rule", "applicable_requirements", "build_evidence", "cuda_builds", "driver_evidence",
+    "ev", "gpu_cc", "marker_environment", "pip_install_torch", "series", "system_of", "torch_variant", "version",
+]
 
 #: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
 CORE_FRAMEWORKS = ("torch", "tensorflow", "jax", "paddle")
