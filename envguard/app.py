@@ -14,7 +14,9 @@ from envguard.errors import InputError, SnapshotError, TargetPythonError
 from envguard.findings import Report
 from envguard.matrix import Matrices, load_matrices
 from envguard.probes import ProbeContext, collect_snapshot
+from envguard.query import CudaAnswer, TorchCandidate, cuda_for_driver, resolve_gpu, torch_candidates
 from envguard.rules import run_rules
+from envguard.rules.signatures import Explanation, explain
 from envguard.snapshot import Snapshot
 
 #: Largest snapshot file envguard reads (a real one is tens of kB).
@@ -188,3 +190,34 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def explain_text(
+    text: str, *, report_file: str | None = None, snapshot_file: str | None = None, probe: ProbeOptions | None = None,
+) -> Explanation:
+    """Recognise error messages in ``text``; check each cause against a report, a snapshot or this machine."""
+    from envguard.probes.report import normalize_report
+
+    matrices = load_matrices()
+    facts: Report | None = None
+    if report_file is not None:
+        facts = check_report(*read_text_input(report_file), matrices)
+    elif snapshot_file is not None:
+        facts = run_rules(read_snapshot(snapshot_file), matrices)
+    elif probe is not None:
+        facts = check(probe, matrices=matrices)
+    return explain(normalize_report(text), matrices, facts)
+
+
+def matrix_torch(
+    *, driver: str | None, gpu: str | None, cc: str | None, python: str | None, system: str,
+) -> tuple[tuple[TorchCandidate, ...], str | None]:
+    """torch candidates for the constraints, and the compute capability the GPU resolved to."""
+    matrices = load_matrices()
+    resolved, _how = resolve_gpu(matrices, gpu, cc)
+    return torch_candidates(matrices, driver=driver, cc=resolved, python=python, system=system), resolved
+
+
+def matrix_cuda(driver: str, system: str) -> CudaAnswer:
+    """What CUDA a driver runs."""
+    return cuda_for_driver(load_matrices(), driver, system)

@@ -158,3 +158,96 @@ def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, forc
             click.echo(f"envguard: note: {note}", err=True)
     except EnvguardError as exc:
         _fail(str(exc), "text", "snapshot")
+
+
+@main.command()
+@click.argument("text", nargs=-1)
+@click.option("--from", "report_file", metavar="FILE", help="Check the causes against a pasted report's facts.")
+@click.option("--snapshot", "snapshot_file", metavar="FILE", help="Check the causes against a saved snapshot.")
+@click.option("--no-check", is_flag=True, help="Only explain; do not probe this machine for facts.")
+@_python_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def explain(
+    text: tuple[str, ...], report_file: str | None, snapshot_file: str | None, no_check: bool, target_python: str,
+    fmt: str,
+) -> None:
+    """Explain an error message (TEXT, a log FILE, or '-' for stdin) and check its cause.
+
+    \b
+    By default the cause is confirmed or ruled out against this machine's facts;
+    --from/--snapshot use someone else's facts instead. Exit 1 when a cause is confirmed.
+    """
+    from envguard.formatters.queries import explain_json, explain_text
+
+    try:
+        if not text:
+            raise click.UsageError("give the error message, a log file, or '-' to read stdin")
+        joined = " ".join(text)
+        if joined == "-":
+            body = app.read_text_input("-", stdin=sys.stdin.buffer.read(), what="text")[0]
+        elif len(text) == 1 and os.path.isfile(joined):
+            body = app.read_text_input(joined, what="log")[0]
+        else:
+            body = joined
+        result = app.explain_text(body, report_file=report_file, snapshot_file=snapshot_file,
+                                  probe=None if no_check else app.ProbeOptions(target_python))
+        code = EXIT_FINDINGS if any(v.status == "confirmed" for v in result.verdicts) else EXIT_OK
+        out = explain_json(result, code) if fmt == "json" else explain_text(result, color=_use_color(None))
+        click.echo(out, nl=False, color=_use_color(None) and fmt == "text")
+    except EnvguardError as exc:
+        _fail(str(exc), fmt, "explain")
+    raise SystemExit(code)
+
+
+@main.group()
+def matrix() -> None:
+    """Query the compatibility matrices (which builds run where)."""
+
+
+_driver_option = click.option("--driver", metavar="VERSION", help="NVIDIA driver version, e.g. 470.82.01.")
+_os_option = click.option("--os", "system", type=click.Choice(["linux", "windows"]), default="linux",
+                          show_default=True)
+
+
+@matrix.command("torch")
+@_driver_option
+@click.option("--gpu", metavar="NAME", help='GPU product name, e.g. "GTX 1080" or "H100 80GB HBM3".')
+@click.option("--cc", metavar="X.Y", help="Compute capability instead of --gpu, e.g. 8.6.")
+@click.option("--python", "python_version", metavar="X.Y", help="Python version, e.g. 3.8.")
+@_os_option
+@click.option("--all", "show_all", is_flag=True, help="Also list the builds that do not run, with the reason.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def matrix_torch(
+    driver: str | None, gpu: str | None, cc: str | None, python_version: str | None, system: str, show_all: bool,
+    fmt: str,
+) -> None:
+    """Which torch releases and variants run here, newest first, with the install command (exit 1: none)."""
+    from envguard.formatters.queries import torch_json, torch_text
+
+    try:
+        rows, resolved = app.matrix_torch(driver=driver, gpu=gpu, cc=cc, python=python_version, system=system)
+        code = EXIT_OK if any(r.runs for r in rows) else EXIT_FINDINGS
+        constraints = {"driver": driver, "gpu": gpu, "cc": resolved, "python": python_version, "os": system}
+        if fmt == "json":
+            click.echo(torch_json(rows, constraints, code), nl=False)
+        else:
+            described = ", ".join(f"{k} {v}" for k, v in constraints.items() if v) or "no constraints"
+            click.echo(torch_text(rows, described, show_all=show_all), nl=False)
+    except EnvguardError as exc:
+        _fail(str(exc), fmt, "matrix torch")
+    raise SystemExit(code)
+
+
+@matrix.command("cuda")
+@click.option("--driver", metavar="VERSION", required=True, help="NVIDIA driver version, e.g. 535.104.05.")
+@_os_option
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def matrix_cuda(driver: str, system: str, fmt: str) -> None:
+    """The newest CUDA a driver runs, natively and by minor-version compatibility."""
+    from envguard.formatters.queries import cuda_json, cuda_text
+
+    try:
+        answer = app.matrix_cuda(driver, system)
+        click.echo(cuda_json(answer) if fmt == "json" else cuda_text(answer), nl=False)
+    except EnvguardError as exc:
+        _fail(str(exc), fmt, "matrix cuda")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from envguard.findings import Evidence, Finding, Severity
-from envguard.matrix import Matrices
-from envguard.snapshot import Snapshot
+from envguard.findings import Evidence, Finding, Report, Severity
+from envguard.matrix import Matrices, SignatureMatch
+from envguard.snapshot import Snapshot, Unavailable
 
 SUBJECT = "reported message"
 
@@ -48,3 +49,79 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
         else:
             out[twin] = dataclasses.replace(out[twin], evidence=out[twin].evidence + finding.evidence)
     return out
+
+
+# ---- explain -------------------------------------------------------------------------------------
+
+CONFIRMED = "confirmed"
+NOT_CONFIRMED = "not confirmed"
+NO_FACTS = "no facts"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One recognised message, and what the facts say about its cause."""
+
+    match: SignatureMatch
+    status: str
+    #: The fact-based finding that confirms it.
+    finding: Finding | None
+    #: The facts that were checked (so "not confirmed" says against what).
+    facts: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Recognised messages with their causes; empty when nothing in the text is catalogued."""
+
+    verdicts: tuple[Verdict, ...]
+    #: Where the facts came from ("probe", "report x.txt", "snapshot y.json"), None when not checked.
+    facts_origin: str | None
+    lines_read: int
+
+
+def explain(lines: list[str], matrices: Matrices, facts: Report | None) -> Explanation:
+    """Match each line against the catalogue; with facts, confirm or rule out each cause."""
+    verdicts: list[Verdict] = []
+    seen: set[str] = set()
+    for match in matrices.errors.match(lines):
+        if match.signature.id in seen:
+            continue
+        seen.add(match.signature.id)
+        if facts is None:
+            verdicts.append(Verdict(match, NO_FACTS, None, ()))
+            continue
+        twin = next((f for f in facts.findings if f.code == match.signature.code and f.subject != SUBJECT), None)
+        checked = twin.evidence if twin is not None else relevant_facts(match.signature.code, facts.snapshot)
+        verdicts.append(Verdict(match, CONFIRMED if twin else NOT_CONFIRMED, twin, checked))
+    return Explanation(tuple(verdicts), facts.snapshot.origin if facts else None, len(lines))
+
+
+def relevant_facts(code: str, snapshot: Snapshot) -> tuple[Evidence, ...]:
+    """The facts a cause with this finding code depends on, as evidence rows."""
+    rows: list[Evidence] = []
+    driver = snapshot.driver
+    if code.startswith("driver") or code in ("arch-unsupported", "cpu-only-build"):
+        if isinstance(driver, Unavailable):
+            rows.append(Evidence("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried)))
+        else:
+            cuda = f" (supports CUDA <= {driver.cuda_driver_version})" if driver.cuda_driver_version else ""
+            rows.append(Evidence("driver", f"{driver.version or 'version unknown'}{cuda}", driver.source))
+    if code in ("arch-unsupported", "cpu-only-build", "driver-missing"):
+        gpus = snapshot.gpu_list()
+        rows.append(Evidence("GPUs", ", ".join(f"{g.name} ({g.compute_capability or 'cc ?'})" for g in gpus)
+                             or "none listed", gpus[0].source if gpus else "probe"))
+    if code in ("cudnn-mismatch", "cuda-libs-missing", "nccl-mismatch"):
+        for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
+            if isinstance(component, Unavailable):
+                rows.append(Evidence(label, "not found", ", ".join(component.tried)))
+            else:
+                rows.extend(Evidence(label, c.version, c.source) for c in component)
+        if snapshot.environment.get("LD_LIBRARY_PATH"):
+            rows.append(Evidence("LD_LIBRARY_PATH", snapshot.environment["LD_LIBRARY_PATH"], "environment"))
+    if code == "python-unsupported" and not isinstance(snapshot.python, Unavailable):
+        rows.append(Evidence("python", snapshot.python.version, snapshot.python.source))
+    for fw in snapshot.frameworks:
+        detail = f" (CUDA {fw.cuda})" if fw.cuda else f" ({fw.accelerator})" if fw.accelerator else ""
+        rows.append(Evidence(fw.name, f"{fw.version}{detail}", f"{fw.distribution}: {fw.source}"))
+    return tuple(rows)

@@ -1,0 +1,157 @@
+"""Render `envguard explain` and `envguard matrix` results as text (rich) or one JSON envelope."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+from envguard.formatters.base import RESULT_VERSION
+from envguard.query import CudaAnswer, TorchCandidate
+from envguard.rules.signatures import CONFIRMED, NO_FACTS, Explanation
+
+
+def _console(color: bool, width: int) -> tuple[Any, io.StringIO]:
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
+                      color_system="standard" if color else None, highlight=False, emoji=False)
+    return console, buffer
+
+
+def explain_text(result: Explanation, *, color: bool = False, width: int = 100) -> str:
+    """One block per recognised message: code, cause, what to check, and the verdict against the facts."""
+    from rich.markup import escape
+
+    console, buffer = _console(color, width)
+    if not result.verdicts:
+        console.print(f"envguard explain: no known error message in the {result.lines_read} line(s) given. "
+                      "The catalogue (matrices/errors.toml) covers driver, architecture, cuDNN, CUDA library, "
+                      "NCCL, NVML and Python-wheel errors.")
+        return buffer.getvalue()
+    confirmed = sum(1 for v in result.verdicts if v.status == CONFIRMED)
+    where = f" on the facts of {result.facts_origin}" if result.facts_origin else ""
+    console.print(f"[bold]envguard explain: {len(result.verdicts)} known message(s); {confirmed} cause(s) "
+                  f"confirmed{escape(where)}[/]")
+    for verdict in result.verdicts:
+        sig = verdict.match.signature
+        console.print()
+        console.print(f"[bold]{sig.code}[/] ({sig.severity}) — {escape(verdict.match.line[:200])}")
+        console.print(f"  cause: {escape(sig.cause)}")
+        console.print(f"  check: {escape(sig.check)}")
+        if verdict.status != NO_FACTS:
+            style = "bold red" if verdict.status == CONFIRMED else "yellow"
+            console.print(f"  [{style}]{verdict.status}[/]"
+                          + (f": {escape(verdict.finding.message)}" if verdict.finding else
+                             " by the facts checked:"))
+            for item in verdict.facts:
+                console.print(f"    {escape(item.fact)}: {escape(item.value)}  [dim]({escape(item.source)})[/]")
+            if verdict.finding and verdict.finding.fix:
+                console.print(f"  [bold]fix:[/] {escape(verdict.finding.fix)}")
+        console.print(f"  [dim]source: {escape(sig.prov.source)}[/]")
+    return buffer.getvalue()
+
+
+def explain_json(result: Explanation, exit_code: int) -> str:
+    """The explain envelope."""
+    doc = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": "explain",
+        "facts_origin": result.facts_origin,
+        "matches": [
+            {
+                "signature": v.match.signature.id,
+                "code": v.match.signature.code,
+                "severity": v.match.signature.severity,
+                "line": v.match.line,
+                "groups": dict(v.match.groups),
+                "cause": v.match.signature.cause,
+                "check": v.match.signature.check,
+                "source": v.match.signature.prov.source,
+                "verdict": v.status,
+                "finding": v.finding.message if v.finding else None,
+                "facts": [{"fact": e.fact, "value": e.value, "source": e.source} for e in v.facts],
+            }
+            for v in result.verdicts
+        ],
+        "exit_code": exit_code,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _mark(value: bool | None) -> str:
+    return {True: "yes", False: "no", None: "?"}[value]
+
+
+def torch_text(rows: tuple[TorchCandidate, ...], constraints: str, *, show_all: bool, color: bool = False,
+               width: int = 100) -> str:
+    """Releases and variants, newest first: those that run (and unknowns, marked ?) or all with --all."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    console, buffer = _console(color, width)
+    gpu_given = any(r.gpu_ok is not None and r.variant.cuda for r in rows) and "cc " in constraints
+    shown = [r for r in rows if show_all or (r.runs is not False and not (gpu_given and r.variant.cuda is None))]
+    runs = sum(1 for r in rows if r.runs)
+    console.print(f"[bold]envguard matrix torch: {runs} build(s) run with {escape(constraints)}[/]"
+                  + ("" if show_all else " (? = the matrices do not know; --all lists the rest)"))
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    for column in ("torch", "variant", "runs", "python", "why not / unknown", "install"):
+        table.add_column(column, overflow="fold")
+    for row in shown:
+        table.add_row(row.release.version, row.variant.tag, _mark(row.runs), str(row.release.python),
+                      escape("; ".join(row.notes)), escape(row.install))
+    console.print(table)
+    return buffer.getvalue()
+
+
+def torch_json(rows: tuple[TorchCandidate, ...], constraints: dict[str, str | None], exit_code: int) -> str:
+    """The matrix-torch envelope (every candidate, with its verdicts)."""
+    doc = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": "matrix torch",
+        "constraints": constraints,
+        "candidates": [
+            {"torch": r.release.version, "variant": r.variant.tag, "cuda": r.variant.cuda, "runs": r.runs,
+             "driver_ok": r.driver_ok, "gpu_ok": r.gpu_ok, "python_ok": r.python_ok, "python": str(r.release.python),
+             "notes": list(r.notes), "install": r.install, "source": r.variant.prov.source}
+            for r in rows
+        ],
+        "exit_code": exit_code,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def cuda_text(answer: CudaAnswer) -> str:
+    """The newest CUDA a driver runs."""
+    lines = [f"envguard matrix cuda: driver {answer.driver} ({answer.system})"]
+    if answer.newest_native is not None:
+        row = answer.newest_native
+        lines.append(f"  newest toolkit at its full feature level: CUDA {row.label} (needs "
+                     f"{row.linux_driver if answer.system != 'windows' else row.windows_driver})")
+    else:
+        lines.append("  no CUDA toolkit in the matrix ships a driver this old")
+    for major, floor in answer.compatible_majors:
+        lines.append(f"  runs CUDA {major}.x applications (minor-version compatibility: driver >= {floor}); from a "
+                     "newer minor than the driver's own, features that need a newer driver and PTX JIT are unavailable")
+    if not answer.compatible_majors:
+        lines.append("  meets no minor-version-compatibility floor (CUDA 11+ needs >= 450.80.02 on Linux)")
+    lines.append("  source: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html ; "
+                 "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html")
+    return "\n".join(lines) + "\n"
+
+
+def cuda_json(answer: CudaAnswer) -> str:
+    """The matrix-cuda envelope."""
+    native = answer.newest_native
+    doc = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": "matrix cuda",
+        "driver": answer.driver,
+        "system": answer.system,
+        "newest_native": {"cuda": str(native.cuda), "label": native.label} if native else None,
+        "minor_version_compatible_majors": [{"major": m, "floor": f} for m, f in answer.compatible_majors],
+        "exit_code": 0,
+    }
+    return json.dumps(doc, indent=2) + "\n"
