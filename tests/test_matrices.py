@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 from envguard.errors import MatrixError, MatrixSchemaError
-from envguard.matrix import MATRIX_NAMES, Matrices, load_matrices
+from envguard.matrix import MATRIX_NAMES, Matrices, load_matrices, parse_image_tag
 from envguard.resources import data_dir
 
 SHIPPED = Path(__file__).resolve().parent.parent / "matrices"
@@ -80,6 +81,10 @@ def test_every_row_has_provenance(matrices: Matrices) -> None:
     rows: list[Any] = [*matrices.cuda_driver.families, *matrices.cuda_driver.releases, *matrices.gpu_arch.archs,
             *matrices.gpu_arch.gpus, *matrices.torch.releases, *matrices.tensorflow.releases]
     rows += [v for r in matrices.torch.releases for v in r.variants]
+    rows += [*matrices.jax.releases, *(c for r in matrices.jax.releases for c in r.cuda)]
+    rows += [*matrices.cudnn.releases, *matrices.cudnn.arch_floors, *matrices.cudnn.wheels]
+    rows += [*matrices.nccl.images, *matrices.nccl.releases, *matrices.nccl.wheels]
+    rows += [*matrices.cuda_images.images, *matrices.cuda_images.flavors, *matrices.gpu_peaks.gpus]
     for row in rows:
         assert row.prov.source and row.prov.confidence in ("official", "transcribed", "derived"), row
 
@@ -124,3 +129,197 @@ def test_override_folder_env(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     assert Path(str(data_dir("matrices", {"ENVGUARD_MATRICES": str(root)}))) == root
     assert load_matrices(env={"ENVGUARD_MATRICES": str(root)}).torch.meta.name == "torch"
+
+
+# ---- torch 1.x and TensorFlow 1.x rows -----------------------------------------------------------
+
+
+def test_torch_1x_rows(matrices: Matrices) -> None:
+    """1.x: PyPI default builds, and the architectures each wheel dropped (pip lists, not conda)."""
+    torch = matrices.torch
+    assert [r.version for r in torch.releases][-12:] == [f"1.{n}" for n in range(11, -1, -1)]
+    r111 = torch.release("1.11.0+cu102") or pytest.fail()
+    assert r111.pypi_default == "cu102"
+    assert {v.tag for v in r111.variants if v.cuda} == {"cu102", "cu113", "cu115"}
+    assert (r111.variant("cu102") or pytest.fail()).sass == ("3.7", "5.0", "6.0", "7.0")  # no Ampere: A100 fails
+    assert "8.0" in ((r111.variant("cu113") or pytest.fail()).sass or ())
+    assert "3.10" in r111.python and "3.11" not in r111.python
+    assert (torch.release("1.10.2") or pytest.fail()).pypi_default == "cu102"
+    assert (torch.release("1.10.2") or pytest.fail()).variant("cu111") is not None
+    assert ((torch.release("1.10.2") or pytest.fail()).variant("cu111") or pytest.fail()).sass is None  # unknown
+    # sm_35 left the wheels between 1.3.0 and 1.3.1 (3.7 kept); 1.2 still had 3.5 and no 3.7.
+    r13 = (torch.release("1.3.1") or pytest.fail()).variant("cu101") or pytest.fail()
+    assert "3.5" not in (r13.sass or ()) and "3.7" in (r13.sass or ())
+    r12 = (torch.release("1.2.0") or pytest.fail()).variant("cu100") or pytest.fail()
+    assert "3.5" in (r12.sass or ()) and "3.7" not in (r12.sass or ())
+    assert r12.ptx == ("5.0",)
+    assert (torch.release("1.2.0") or pytest.fail()).pypi_default == "cu100"
+    assert (torch.release("1.4.0") or pytest.fail()).pypi_default == "cu101"
+    assert (torch.release("1.0.1") or pytest.fail()).pypi_default is None  # not stated anywhere read
+    r14 = torch.release("1.4.0") or pytest.fail()
+    assert "2.7" in r14.python and "3.8" in r14.python and "3.4" not in r14.python and "3.9" not in r14.python
+    assert "2.7" not in (torch.release("1.5.0") or pytest.fail()).python
+    for release in torch.releases:
+        if not release.version.startswith("1."):
+            continue
+        for variant in release.variants:
+            if variant.sass is not None:
+                assert variant.prov.confidence in ("official", "derived"), (release.version, variant.tag)
+
+
+def test_tensorflow_1x_rows(matrices: Matrices) -> None:
+    """tensorflow.org tested build configurations, 2.3 down to 1.0."""
+    tf = matrices.tensorflow
+    expected = ["2.3", "2.2", "2.1", "2.0", *(f"1.{n}" for n in range(15, -1, -1))]
+    assert [r.version for r in tf.releases][-20:] == expected
+    r23 = tf.release("2.3.4") or pytest.fail()
+    assert (r23.cuda, r23.cudnn) == ("10.1", "7.6")
+    assert "3.8" in r23.python and "3.9" not in r23.python and "2.7" not in r23.python
+    r115 = tf.release("1.15.0") or pytest.fail()
+    assert (r115.cuda, r115.cudnn) == ("10.0", "7.4")
+    assert "2.7" in r115.python and "3.3" in r115.python and "3.8" not in r115.python
+    assert "3.4" not in (tf.release("2.1.0") or pytest.fail()).python
+    assert ((tf.release("1.12.0") or pytest.fail()).cuda, (tf.release("1.4.0") or pytest.fail()).cudnn) == ("9.0", "6")
+    assert (tf.release("1.0.0") or pytest.fail()).cudnn == "5.1"
+    assert all(r.windows_native_gpu for r in tf.releases if Version(r.version) <= Version("2.10"))
+
+
+# ---- new matrices ------------------------------------------------------------------------------
+
+
+def test_jax_rows(matrices: Matrices) -> None:
+    jax = matrices.jax
+    assert str(jax.newest()) == "0.11.0"
+    row = jax.release("0.4.35") or pytest.fail()  # rows hold until the next newer one
+    assert str(row.version) == "0.4.31"
+    assert Version("9.1") in ((row.plugin(12) or pytest.fail()).cudnn or pytest.fail())
+    assert row.plugin(13) is None
+    row = jax.release("0.10.2") or pytest.fail()
+    assert str(row.version) == "0.8.0"
+    cu13 = row.plugin(13) or pytest.fail()
+    assert (str(cu13.min_driver), cu13.min_cc, cu13.plugin) == ("580", "7.5", "jax-cuda13-plugin")
+    assert (row.plugin(12) or pytest.fail()).min_cc == "5.2"
+    assert "3.11" in row.python and "3.11" not in (jax.release("0.11.0") or pytest.fail()).python
+    assert "3.9" in (jax.release("0.4.30") or pytest.fail()).python
+    assert jax.release("0.4.25") is None  # older than every row: unknown
+    assert jax.release("not a version") is None
+
+
+def test_cudnn_rows(matrices: Matrices) -> None:
+    cudnn = matrices.cudnn
+    cu13 = cudnn.support("9.17.0", 13)
+    assert len(cu13) == 1 and cu13[0].min_cc == "7.5" and str(cu13[0].linux_min_driver) == "580.65.06"
+    assert cu13[0].supports_cuda("13.1") and not cu13[0].supports_cuda("13.2")
+    rows = cudnn.support("9.10.2.21", 12)  # two 12.x rows: Blackwell needs 12.8+ and driver 570.26
+    assert {str(r.linux_min_driver) for r in rows} == {"570.26", "525.60.13"}
+    assert {r.min_cc for r in rows} == {"5.0"}
+    assert (cudnn.support("9.10.2.21", 11)[0]).supports_cuda("11.8")
+    floor = cudnn.min_cc("9.12.0.46", 12) or pytest.fail()
+    assert floor.min_cc == "7.5" and floor.prov.confidence == "derived"
+    assert cudnn.min_cc("9.10.2.21", 12) is None
+    assert cudnn.min_cc("9.12.0", 11) is None
+    cu11 = cudnn.wheel("nvidia-cudnn-cu11") or pytest.fail()
+    assert str(cu11.last) == "9.10.2.21" and cu11.covers("9.11.0") is False and cu11.covers("9.1.0.70") is True
+    assert str((cudnn.wheel("nvidia-cudnn-cu13") or pytest.fail()).first) == "9.12.0.46"
+    assert (cudnn.wheel("nvidia-cudnn-cu13") or pytest.fail()).covers("9.11.0") is False
+    assert cudnn.support("8.9.7", 12)[0].cudnn == Version("8.9.6")  # newest matrix at or below
+
+
+def test_nccl_rows(matrices: Matrices) -> None:
+    nccl = matrices.nccl
+    assert str((nccl.image("12.4.1") or pytest.fail()).nccl) == "2.21.5"
+    assert str((nccl.image("13.0.0") or pytest.fail()).nccl) == "2.27.7"
+    assert nccl.image("12.7.0") is None
+    assert [r.cuda for r in nccl.releases if str(r.nccl) == "2.12.10"] == [("10.2", "11.0", "11.6")]
+    cu13 = nccl.wheel("nvidia-nccl-cu13") or pytest.fail()
+    assert str(cu13.first) == "2.27.7" and cu13.covers("2.26.2") is False and cu13.covers("2.40.0") is None
+    assert str((nccl.wheel("NVIDIA-NCCL-CU11") or pytest.fail()).last) == "2.21.5"
+
+
+def test_cuda_image_rows(matrices: Matrices) -> None:
+    images = matrices.cuda_images
+    assert parse_image_tag("nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04") == ("12.4.1", "cudnn-runtime", "ubuntu22.04")
+    assert parse_image_tag("latest") is None
+    i124 = images.image("nvcr.io/nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04") or pytest.fail()
+    assert (i124.cudnn, i124.cudnn_flavor, str(i124.require_cuda)) == ("9.1.0.70", "cudnn", "12.4")
+    assert i124.compat_branches == (470, 525, 535)
+    assert i124.accepts_driver("535.104.05", "Tesla") is True
+    assert i124.accepts_driver("550.54.15") is False  # 550 natively supports 12.4: judged by the cuda>= clause
+    i125 = images.image("12.5.1") or pytest.fail()
+    assert "geforce" not in i125.brands and "grid" in i125.brands
+    assert i125.accepts_driver("535.161.07", "geforce") is False
+    i130 = images.image("13.0.0") or pytest.fail()
+    assert "ubuntu20.04" not in i130.os and "ubuntu24.04" in i130.os and i130.cudnn == "9.12.0.46"
+    assert (images.image("12.3.2") or pytest.fail()).cudnn_flavor == "cudnn9"
+    assert (images.image("11.8.0") or pytest.fail()).cudnn_flavor == "cudnn8"
+    assert "ubuntu24.04" not in (images.image("12.4.1") or pytest.fail()).os
+    flavors = {f.name: f for f in images.flavors}
+    assert Version("12.4.1") in (flavors["cudnn-runtime"].cuda or pytest.fail())
+    assert Version("12.3.2") not in (flavors["cudnn-runtime"].cuda or pytest.fail())
+
+
+def test_gpu_peak_rows(matrices: Matrices) -> None:
+    peaks, arch = matrices.gpu_peaks, matrices.gpu_arch
+    for gpu in peaks.gpus:  # every name is one gpu-arch.toml knows, with the same compute capability
+        assert (arch.lookup_name(gpu.name) or pytest.fail(gpu.name)).cc == gpu.cc
+    h100 = peaks.lookup_name("NVIDIA H100 80GB HBM3") or pytest.fail()
+    assert (h100.tensor_bf16_tflops, h100.bandwidth_gbs, h100.memory_gb) == (989, 3350, 80)
+    t4 = peaks.lookup_name("Tesla T4") or pytest.fail()
+    assert t4.bf16 is False and t4.tensor_bf16_tflops is None and t4.tensor_fp16_tflops == 65
+    l4 = peaks.lookup_name("NVIDIA L4") or pytest.fail()
+    assert l4.confirmed("fp32_tflops") and not l4.confirmed("tensor_bf16_tflops")
+    assert not (peaks.lookup_name("B200") or pytest.fail()).confirmed("fp32_tflops")
+    r5090 = peaks.lookup_name("NVIDIA GeForce RTX 5090") or pytest.fail()
+    assert r5090.tensor_bf16_tflops is None and r5090.tensor_fp16_fp16acc_tflops == 419
+
+
+# ---- schema checks of the new loaders ----------------------------------------------------------
+
+
+def _broken(tmp_path: Path, name: str, old: str, new: str, extra: str = "") -> str:
+    root = _copy(tmp_path)
+    path = root / f"{name}.toml"
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1) + extra)
+    with pytest.raises(MatrixSchemaError) as err:
+        load_matrices(root).load_all()
+    return str(err.value)
+
+
+def test_jax_schema_errors(tmp_path: Path) -> None:
+    message = _broken(tmp_path, "jax", 'plugin = "jax-cuda13-plugin"', 'plugin = "jax-cuda12-plugin"\nbogus = 1',
+                      '\n[[release]]\nversion = "0.9.0"\npython = ">=3.11"\nsource = "https://example.org"\n'
+                      'confidence = "official"\n')
+    assert "must be 'jax-cuda13-plugin'" in message
+    assert "unknown key(s) bogus" in message
+    assert "must be older than the row before it" in message
+
+
+def test_cudnn_and_nccl_schema_errors(tmp_path: Path) -> None:
+    message = _broken(tmp_path, "cudnn", 'last = "9.10.2.21"', 'last = "9.10.2.21"\nnewest_seen = "9.11.0"')
+    assert "not both" in message
+    message = _broken(tmp_path / "b", "cudnn", 'cuda = ">=13.0,<13.2"', 'cuda = ">=12.0,<13.0"')
+    assert "admits no CUDA 13.x" in message
+    message = _broken(tmp_path / "e", "cudnn", 'max_cc = "12.0"', 'max_cc = "7.0"')
+    assert "max_cc 7.0 is below min_cc 7.5" in message
+    message = _broken(tmp_path / "c", "nccl", 'cuda_image = "12.9.1"', 'cuda_image = "13.1.0"')
+    assert "must be older than the row before it" in message
+    message = _broken(tmp_path / "d", "nccl", 'distribution = "nvidia-nccl-cu12"', 'distribution = "nvidia-nccl-cu11"')
+    assert "must be lower-case nvidia-...-cu12" in message and "duplicate distribution" in message
+
+
+def test_cuda_images_and_peaks_schema_errors(tmp_path: Path) -> None:
+    message = _broken(tmp_path, "cuda-images", 'require_cuda = "12.4"', 'require_cuda = "12.3"')
+    assert "does not match image 12.4.1" in message
+    message = _broken(tmp_path / "b", "cuda-images", 'compat_branches = [470, 525, 535]\nbrands',
+                      'compat_branches = [535, 470]\nbrands')
+    assert "ascending" in message
+    message = _broken(tmp_path / "e", "cuda-images", 'cudnn_flavor = "cudnn9"', 'cudnn_flavor = "cudnn7"')
+    assert "cudnn_flavor must be one of" in message
+    message = _broken(tmp_path / "c", "gpu-peaks", 'unconfirmed = ["fp32_tflops"]',
+                      'unconfirmed = ["fp32_tflops", "tensor_fp16_fp16acc_tflops"]')
+    assert "which has no value" in message
+    message = _broken(tmp_path / "d", "gpu-peaks", "bf16 = false\ntensor_fp16_tflops = 65",
+                      "bf16 = false\ntensor_fp16_tflops = 65\ntensor_bf16_tflops = 1")
+    assert "bf16 = false but tensor_bf16_tflops is given" in message

@@ -32,8 +32,8 @@ def explain_text(result: Explanation, *, color: bool = False, width: int = 100) 
         return buffer.getvalue()
     confirmed = sum(1 for v in result.verdicts if v.status == CONFIRMED)
     where = f" on the facts of {result.facts_origin}" if result.facts_origin else ""
-    console.print(f"[bold]envguard explain: {len(result.verdicts)} known message(s); {confirmed} cause(s) "
-                  f"confirmed{escape(where)}[/]")
+    tail = f"; {confirmed} cause(s) confirmed{where}" if result.facts_origin else " (not checked against facts)"
+    console.print(f"[bold]envguard explain: {len(result.verdicts)} known message(s){escape(tail)}[/]")
     for verdict in result.verdicts:
         sig = verdict.match.signature
         console.print()
