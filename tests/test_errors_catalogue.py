@@ -1,0 +1,533 @@
+"""The error-signature catalogue (matrices/errors.toml).
+
+It loads, its ids are unique, every row is sourced, and real lines (from the cited reports, the
+bundled report and capture fixtures) map to exactly the expected signatures and named groups, while
+ordinary environment-report lines match nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from envguard.codes import FINDING_CODES
+from envguard.matrix import ErrorsMatrix, load_matrices
+
+MATRICES = Path(__file__).resolve().parent.parent / "matrices"
+DATA = Path(__file__).resolve().parent / "data"
+
+#: What one line is expected to produce: signature id -> its named groups (exactly).
+Expected = dict[str, dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def errors() -> ErrorsMatrix:
+    return load_matrices(MATRICES).errors
+
+
+def _found(errors: ErrorsMatrix, line: str) -> Expected:
+    return {m.signature.id: dict(m.groups) for m in errors.match([line])}
+
+
+def test_catalogue_loads(errors: ErrorsMatrix) -> None:
+    assert errors.meta.name == "errors"
+    assert len(errors.signatures) >= 40
+
+
+def test_signature_ids_are_unique_and_kebab_case(errors: ErrorsMatrix) -> None:
+    counts = Counter(sig.id for sig in errors.signatures)
+    assert [sig_id for sig_id, n in counts.items() if n > 1] == []
+    for sig in errors.signatures:
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", sig.id), sig.id
+
+
+def test_every_row_is_sourced_and_well_formed(errors: ErrorsMatrix) -> None:
+    for sig in errors.signatures:
+        assert sig.code in FINDING_CODES, sig.id
+        assert sig.severity in ("error", "warning", "info"), sig.id
+        assert sig.cause.strip() and sig.check.strip(), sig.id
+        assert sig.examples, sig.id
+        assert sig.prov.confidence in ("official", "transcribed", "derived"), sig.id
+        assert all(part.startswith("https://") for part in sig.prov.source.split(" ; ")), sig.id
+
+
+def test_patterns_are_not_trivially_broad(errors: ErrorsMatrix) -> None:
+    for sig in errors.signatures:
+        for text in ("", "error", "Error: something failed", "CUDA", "cuDNN", "NCCL", "nvidia-smi"):
+            assert not sig.pattern.search(text), (sig.id, text)
+
+
+#: Example lines that legitimately carry a second message: signature id -> other ids allowed.
+ALLOWED_OVERLAP = {"torch-no-kernels-for-gpu": {"torch-gpu-capability-not-covered"}}
+
+
+def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
+    for sig in errors.signatures:
+        for example in sig.examples:
+            found = set(_found(errors, example))
+            assert sig.id in found, (sig.id, example)
+            assert found - {sig.id} <= ALLOWED_OVERLAP.get(sig.id, set()), (sig.id, found, example)
+
+
+#: (real line, expected signatures with their named groups). Origin in the comment above each.
+LINES: list[tuple[str, Expected]] = [
+    # case 001 (pytorch/pytorch#150733)
+    ('NVIDIA GeForce RTX 5090 D with CUDA capability sm_120 is not compatible with the current PyTorch installation.',
+     {'torch-arch-not-compatible': {'gpu': 'NVIDIA GeForce RTX 5090 D', 'sm': 'sm_120'}}),
+    # case 001 (pytorch/pytorch#150733)
+    ('The current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90.',
+     {'torch-arch-supported-list': {'archs': 'sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90'}}),
+    # gcunhase/yolov5 README_my_notes.md: both sentences on one line
+    (('1. `NVIDIA GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch'
+      ' installation. The current PyTorch install supports CUDA capabilities sm_37 sm_50 sm_60 sm_70.`'),
+     {'torch-arch-not-compatible': {'gpu': 'NVIDIA GeForce RTX 3090', 'sm': 'sm_86'},
+      'torch-arch-supported-list': {'archs': 'sm_37 sm_50 sm_60 sm_70'}}),
+    # common-workflow-language#587
+    ('`A100-SXM4-40GB with CUDA capability sm_80 is not compatible with the current PyTorch installation.',
+     {'torch-arch-not-compatible': {'gpu': 'A100-SXM4-40GB', 'sm': 'sm_80'}}),
+    # pytorch/pytorch#182250
+    (('/home/matti/test/test_torch_2.7/.venv/lib/python3.12/site-packages/torch/cuda/__init__.py:371: UserWarning:'
+      ' Found GPU0 Tesla V100-PCIE-32GB which is of compute capability (CC) 7.0.'),
+     {'torch-gpu-capability-not-covered': {'index': '0', 'gpu': 'Tesla V100-PCIE-32GB', 'cc': '7.0'}}),
+    # pytorch/pytorch#36315
+    ('Found GPU0 GeForce GT 630M which is of cuda capability 2.1.',
+     {'torch-gpu-capability-not-covered': {'index': '0', 'gpu': 'GeForce GT 630M', 'cc': '2.1'}}),
+    # pytorch/pytorch#36315
+    ('    PyTorch no longer supports this GPU because it is too old.',
+     {'torch-gpu-too-old': {}}),
+    # hvoss-tech/AutoForge#59
+    (('Found GPU0 NVIDIA GeForce GTX 1060 6GB which is of compute capability (CC) 6.1. Your installed'
+      ' torch==2.14.0+cu130 does not include kernels for this GPU.'),
+     {'torch-gpu-capability-not-covered': {'index': '0', 'gpu': 'NVIDIA GeForce GTX 1060 6GB', 'cc': '6.1'},
+      'torch-no-kernels-for-gpu': {'torch': '2.14.0+cu130'}}),
+    # pytorch/pytorch#182250
+    (('Please follow the instructions at https://pytorch.org/get-started/locally/ to install a PyTorch release that'
+      ' supports one of these CUDA versions: 12.6, 12.8'),
+     {'torch-release-supports-cuda-versions': {'cuda_versions': '12.6, 12.8'}}),
+    # hvoss-tech/AutoForge#59
+    ('torch.AcceleratorError: CUDA error: no kernel image is available for execution on the device',
+     {'cuda-no-kernel-image': {}}),
+    # NixOS wiki, JAX FAQ
+    ('RuntimeError: Unknown: no kernel image is available for execution on the device',
+     {'cuda-no-kernel-image': {}}),
+    # tensorflow/java#104
+    ('CUDA runtime implicit initialization on GPU:0 failed. Status: device kernel image is invalid',
+     {'tf-device-kernel-image-invalid': {}}),
+    # pbhogale/gpu-keras-rstudio#5
+    (('2018-06-18 21:54:33.740368: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1406] Ignoring visible gpu'
+      ' device (device: 0, name: GeForce GT 750M, pci bus id: 0000:01:00.0, compute capability: 3.0) with Cuda'
+      ' compute capability 3.0. The minimum required Cuda capability is 3.5.'),
+     {'tf-gpu-ignored-min-capability': {'device': ('device: 0, name: GeForce GT 750M, pci bus id: 0000:01:00.0,'
+                                                   ' compute capability: 3.0'),
+                                        'cc': '3.0',
+                                        'min_cc': '3.5'}}),
+    # tensorflow/tensorflow#97387
+    (('W0000 00:00:1753232013.685876   24341 gpu_device.cc:2431] TensorFlow was not built with CUDA kernel binaries'
+      ' compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which could take 30'
+      ' minutes or longer.'),
+     {'tf-no-kernel-binaries-for-capability': {'cc': '12.0'}}),
+    # case 009 (pytorch/pytorch#112553)
+    (('/opt/asdf/data/installs/python/3.11.6/lib/python3.11/site-packages/torch/cuda/__init__.py:138: UserWarning:'
+      ' CUDA initialization: The NVIDIA driver on your system is too old (found version 11040). Please update your'
+      ' GPU driver by downloading and installing a new version from the URL:'
+      ' http://www.nvidia.com/Download/index.aspx Alternatively, go to: https://pytorch.org/ to install a PyTorch'
+      ' version that has been compiled with your version of the CUDA driver. (Triggered internally at'
+      ' ../c10/cuda/CUDAFunctions.cpp:108.)'),
+     {'torch-driver-too-old': {'found': '11040'}}),
+    # C0untFloyd/roop-unleashed#465 (onnxruntime)
+    (('D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:121 onnxruntime::CudaCall'
+      ' D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_call.cc:114 onnxruntime::CudaCall CUDA failure'
+      ' 35: CUDA driver version is insufficient for CUDA runtime version ; GPU=-2011338632 ;'
+      ' hostname=DESKTOP-F9GHF2T ;'
+      ' file=D:\\a\\_work\\1\\s\\onnxruntime\\core\\providers\\cuda\\cuda_execution_provider.cc ; line=236 ;'
+      ' expr=cudaSetDevice(info_.device_id); '),
+     {'cuda-driver-insufficient': {}}),
+    # chklovski/CheckM2#26 (TensorFlow)
+    (('[10/06/2022 10:32:13 PM] ERROR: Saved models could not be loaded: cudaGetDevice() failed. Status: CUDA driver'
+      ' version is insufficient for CUDA runtime version'),
+     {'cuda-driver-insufficient': {}}),
+    # mit-han-lab/inter-operator-scheduler#4
+    ('Cuda failure: 222 the provided PTX was compiled with an unsupported toolchain.',
+     {'cuda-unsupported-ptx-version': {}}),
+    # NVIDIA/CUDALibrarySamples#47
+    ('Error: the provided PTX was compiled with an unsupported toolchain.',
+     {'cuda-unsupported-ptx-version': {}}),
+    # jax-ml/jax#18027
+    (("2023-10-10 21:32:22.307087: W external/xla/xla/service/gpu/nvptx_compiler.cc:703] The NVIDIA driver's CUDA"
+      ' version is 12.0 which is older than the ptxas CUDA version (12.2.140). Because the driver is older than the'
+      ' ptxas version, XLA is disabling parallel compilation, which may slow down compilation.'),
+     {'xla-driver-older-than-ptxas': {'driver_cuda': '12.0', 'ptxas': '12.2.140'}}),
+    # OpenTalker/SadTalker#24
+    (('RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a'
+      ' driver from http://www.nvidia.com/Download/index.aspx'),
+     {'torch-no-nvidia-driver': {}}),
+    # captures/nvidia-smi/failure-couldnt-communicate-with-driver.txt
+    (("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest"
+      ' NVIDIA driver is installed and running.'),
+     {'nvidia-smi-cannot-communicate': {}}),
+    # captures/nvidia-smi/failure-wsl2-couldnt-communicate-failed-to-shut-down-nvml.txt
+    ('  Failed to properly shut down NVML: Driver Not Loaded',
+     {'nvml-driver-not-loaded': {}}),
+    # case 032 (oddmario/NVIDIA-Ubuntu-Driver-Guide#4)
+    ('`Failed to initialize NVML: Driver/library version mismatch`',
+     {'nvml-driver-library-mismatch': {}}),
+    # NVIDIA/nvidia-container-toolkit#1227
+    ('Failed to initialize NVML: Unknown Error',
+     {'nvml-unknown-error-container': {}}),
+    # haotianteng/Chiron#99
+    (('`2019-11-13 15:03:24.658577: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load'
+      " dynamic library 'libcuda.so.1'; dlerror: libcuda.so.1: cannot open shared object file: No such file or"
+      ' directory`'),
+     {'libcuda-not-found': {}}),
+    # asadprodhan/GPU-accelerated-guppy-basecalling#1
+    (('./guppy_basecaller: error while loading shared libraries: libcuda.so.1: cannot open shared object file: No'
+      ' such file or directory'),
+     {'libcuda-not-found': {}}),
+    # xorbitsai/inference#2865
+    ('OSError: libcuda.so.1: cannot open shared object file: No such file or directory',
+     {'libcuda-not-found': {}}),
+    # serengil/deepface#739
+    (('2023-05-01 12:17:26.168772: I tensorflow/tsl/cuda/cudart_stub.cc:28] Could not find cuda drivers on your'
+      ' machine, GPU will not be used.'),
+     {'tf-cudart-stub-not-found': {}}),
+    # case 023 (tensorflow/tensorflow#42309)
+    (("Could not load dynamic library 'libcudnn.so.7'; dlerror: libcudnn.so.7: cannot open shared object file: No"
+      ' such file or directory; LD_LIBRARY_PATH:'
+      ' /usr/lib/cuda/include:/usr/lib/cuda/lib64:/usr/lib/cuda/include:/usr/lib/cuda/lib64:'),
+     {'tf-dlopen-cudnn': {'lib': 'libcudnn', 'major': '7'}}),
+    # TensorFlow on Windows, published log
+    (('2021-06-24 23:59:50.227673: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load'
+      " dynamic library 'cudnn64_7.dll'; dlerror: cudnn64_7.dll not found"),
+     {'tf-dlopen-cudnn': {'lib': 'cudnn64', 'major': '7'}}),
+    # ali-vilab/dreamtalk#32
+    (('2024-02-25 18:52:47.991396: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load'
+      " dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such"
+      ' file or directory; LD_LIBRARY_PATH:'
+      ' /usr/local/lib/python3.10/dist-packages/cv2/../../lib64:/usr/lib64-nvidia'),
+     {'tf-dlopen-cuda-library': {'lib': 'libcudart', 'version': '11.0'}}),
+    # TensorFlow on Windows, published log
+    (('2020-10-22 17:05:08.450662: W tensorflow/stream_executor/platform/default/dso_loader.cc:59] Could not load'
+      " dynamic library 'cudart64_101.dll'; dlerror: cudart64_101.dll not found"),
+     {'tf-dlopen-cuda-library': {'lib': 'cudart64', 'version': '101'}}),
+    # NVIDIA/tensorflow#110: the dlerror names a dependency
+    (('2024-06-19 16:06:44.996032: W tensorflow/stream_executor/platform/default/dso_loader.cc:60] Could not load'
+      " dynamic library 'libcusolver.so.11'; dlerror: libnvJitLink.so.12: cannot open shared object file: No such"
+      ' file or directory'),
+     {'tf-dlopen-cuda-library': {'lib': 'libcusolver', 'version': '11'}}),
+    # v3ucn/DCT-Net_Webui#2
+    (('W tensorflow/core/common_runtime/gpu/gpu_device.cc:1934] Cannot dlopen some GPU libraries. Please make sure'
+      ' the missing libraries mentioned above are installed properly if you would like to use GPU. Follow the guide'
+      ' at https://www.tensorflow.org/install/gpu for how to download and setup the required libraries for your'
+      ' platform'),
+     {'tf-cannot-dlopen-gpu-libraries': {}}),
+    # JdeRobot/BehaviorMetrics#385
+    ('Skipping registering GPU devices...',
+     {'tf-cannot-dlopen-gpu-libraries': {}}),
+    # CannyLab/tsne-cuda#126
+    ('ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory',
+     {'cuda-shared-object-missing': {'lib': 'libcudart.so.11.0'}}),
+    # google-research/ssl_detection#8 (a dlerror fragment without TensorFlow's prefix)
+    ('dlerror: libcublas.so.10.0: cannot open shared object file: No such file or directory',
+     {'cuda-shared-object-missing': {'lib': 'libcublas.so.10.0'}}),
+    # weiliu89/caffe#546
+    ((': error while loading shared libraries: libcudnn.so.5: cannot open shared object file: No such file or'
+      ' directory'),
+     {'cuda-shared-object-missing': {'lib': 'libcudnn.so.5'}}),
+    # apache/mxnet#20953
+    ('OSError: libcudnn.so.8: cannot open shared object file: No such file or directory',
+     {'cuda-shared-object-missing': {'lib': 'libcudnn.so.8'}}),
+    # vladmandic/sdnext#539: cuDNN present, its dependency missing
+    (('Could not load library libcudnn_cnn_infer.so.8. Error: libnvrtc.so: cannot open shared object file: No such'
+      ' file or directory'),
+     {'cudnn-cublas-loader-missing-library': {'lib': 'libcudnn_cnn_infer', 'major': '8'}}),
+    # yeyupiaoling/Whisper-Finetune#16
+    (('"Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object'
+      ' file: No such file or directory'),
+     {'cudnn-cublas-loader-missing-library': {'lib': 'libcudnn_ops_infer', 'major': '8'}}),
+    # jax-ml/jax#14931
+    (('Could not load library libcublasLt.so.12. Error: libcublasLt.so.12: cannot open shared object file: No such'
+      ' file or directory'),
+     {'cudnn-cublas-loader-missing-library': {'lib': 'libcublasLt', 'major': '12'}}),
+    # daswer123/xtts-finetune-webui#18
+    ('Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}',
+     {'cudnn9-sublibrary-missing': {'lib': 'libcudnn_ops', 'major': '9'}}),
+    # NixOS/nixpkgs#375186
+    ('Unable to load cuDNN. Is it installed?',
+     {'jax-cuda-component-unloadable': {'component': 'cuDNN'}}),
+    # jax-ml/jax#18027
+    ('Outdated cuSPARSE installation found.',
+     {'jax-cuda-component-outdated': {'component': 'cuSPARSE'}}),
+    # jax-ml/jax#18027
+    (('CUDA backend failed to initialize: Found cuBLAS version 120205, but JAX was built against version 120304,'
+      ' which is newer.'),
+     {'jax-cuda-component-outdated': {'component': 'cuBLAS', 'found': '120205', 'built': '120304'}}),
+    # google-research/deeplab2#66
+    (('2021-10-13 17:19:29.385716: E tensorflow/stream_executor/cuda/cuda_dnn.cc:362] Loaded runtime CuDNN library:'
+      ' 8.0.4 but source was compiled with: 8.1.0.  CuDNN library needs to have matching major version and equal or'
+      ' higher minor version.'),
+     {'tf-cudnn-version-mismatch': {'loaded': '8.0.4', 'compiled': '8.1.0'}}),
+    # tensorflow/tensorflow#35376 (TF 1.15 wording)
+    (('2019-12-24 05:34:15.862520: E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library:'
+      ' 7.4.1 but source was compiled with: 7.6.0.  CuDNN library major and minor version needs to match or have'
+      ' higher minor version in case of CuDNN 7.0 or later version.'),
+     {'tf-cudnn-version-mismatch': {'loaded': '7.4.1', 'compiled': '7.6.0'}}),
+    # endernewton/tf-faster-rcnn#436 (oldest wording)
+    (('E tensorflow/stream_executor/cuda/cuda_dnn.cc:378] Loaded runtime CuDNN library: 7201 (compatibility version'
+      ' 7200) but source was compiled with 7004 (compatibility version 7000).'),
+     {'tf-cudnn-version-mismatch': {'loaded': '7201', 'compiled': '7004'}}),
+    # case 015 (pytorch/pytorch#80637)
+    (('RuntimeError: cuDNN version incompatibility: PyTorch was compiled against (8, 3, 2) but linked against (8, 0,'
+      ' 3)'),
+     {'torch-cudnn-version-incompatibility': {'compiled': '(8, 3, 2)', 'runtime': '(8, 0, 3)'}}),
+    # bmaltais/kohya_ss#1096
+    (('17:22:50-122539 ERROR    Could not load torch: cuDNN version incompatibility: PyTorch was compiled  against'
+      ' (8, 7, 0) but found runtime version (8, 2, 4). PyTorch already comes bundled with cuDNN. One option'),
+     {'torch-cudnn-version-incompatibility': {'compiled': '(8, 7, 0)', 'runtime': '(8, 2, 4)'}}),
+    # akanimax/T2F#6
+    ('RuntimeError: cuDNN version incompatibility: PyTorch was compiled against 7401 but linked against 7301',
+     {'torch-cudnn-version-incompatibility': {'compiled': '7401', 'runtime': '7301'}}),
+    # published run log, GTX 1080 Ti with torch bundling cuDNN 9.20
+    ('RuntimeError: cuDNN version 92000 is not compatible with devices with SM < 7.5',
+     {'torch-cudnn-requires-sm75': {'cudnn': '92000'}}),
+    # jax-ml/jax#24180
+    (('XlaRuntimeError: FAILED_PRECONDITION: DNN library initialization failed. Look at the errors above for more'
+      ' details.'),
+     {'dnn-library-initialization-failed': {}}),
+    # jax-ml/jax#18032
+    ('Outdated cuDNN installation found.',
+     {'jax-cudnn-outdated': {}}),
+    # MIT-REALM/gcbfplus#1
+    (('CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, which is'
+      ' newer. The copy of cuDNN that is installed must be at least as new as the version against which JAX was'
+      ' built. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)'),
+     {'jax-cudnn-outdated': {'found': '8600', 'built': '8906'}}),
+    # THU-MIG/yolov10#306
+    (('ImportError: /root/.local/conda/envs/yolov10/lib/python3.9/site-packages/torch/lib/libtorch_cuda.so:'
+      ' undefined symbol: ncclCommRegister'),
+     {'nccl-undefined-symbol': {'symbol': 'ncclCommRegister'}}),
+    # VichyTong/CodeJudge#2 (title, no colon)
+    ('undefined symbol ncclCommRegister',
+     {'nccl-undefined-symbol': {'symbol': 'ncclCommRegister'}}),
+    # rwth-i6/returnn#1802
+    (('ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol:'
+      ' ncclMemFree'),
+     {'nccl-undefined-symbol': {'symbol': 'ncclMemFree'}}),
+    # nanoporetech/taiyaki#25
+    (("E   ImportError: /lib64/libc.so.6: version `GLIBC_2.14' not found (required by"
+      ' /home/weir/software/taiyaki/venv/lib/python3.6/site-packages/torch/_C.cpython-36m-x86_64-linux-gnu.so)'),
+     {'glibc-version-not-found': {'glibc': '2.14'}}),
+    # pyg-team/pyg-lib#548
+    (("OSError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.33' not found (required by"
+      ' /home/ee615/anaconda3/envs/qcnet/lib/python3.10/site-packages/libpyg.so)'),
+     {'glibc-version-not-found': {'glibc': '2.33'}}),
+    # pytorch/pytorch#14274 (straight quotes)
+    (("`ImportError: /lib64/libc.so.6: version 'GLIBC_2.14' not found (required by"
+      ' /home/qwe123/data/conda_packages/lib/python3.6/site-packages/torch/lib/libshm.so)`'),
+     {'glibc-version-not-found': {'glibc': '2.14'}}),
+    # case 025 (pytorch/pytorch#114893)
+    ('ERROR: Could not find a version that satisfies the requirement torch (from versions: none)',
+     {'pip-no-distribution-for-framework': {'package': 'torch'}}),
+    # tensorflow/tensorflow#44656
+    ('ERROR: Could not find a version that satisfies the requirement tensorflow==2.3 (from versions: none)',
+     {'pip-no-distribution-for-framework': {'package': 'tensorflow', 'spec': '==2.3'}}),
+    # tensorflow/tfjs#8108
+    ('ERROR: Could not find a version that satisfies the requirement torch==1.9.1+cpu (from versions: none)',
+     {'pip-no-distribution-for-framework': {'package': 'torch', 'spec': '==1.9.1+cpu'}}),
+    # tensorflow/tensorflow#40640
+    ('ERROR: Could not find a version that satisfies the requirement tensorflow-cpu (from versions: none)',
+     {'pip-no-distribution-for-framework': {'package': 'tensorflow-cpu'}}),
+    # facebookresearch/detectron2#460
+    ('AssertionError: Torch not compiled with CUDA enabled',
+     {'torch-not-compiled-with-cuda': {}}),
+    # Aloereed/stable-diffusion-webui-arc-directml#5
+    ("Warning: caught exception 'Torch not compiled with CUDA enabled', memory monitor disabled",
+     {'torch-not-compiled-with-cuda': {}}),
+    # captures/jax (conda-forge/jaxlib-feedstock#285)
+    ('An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu.',
+     {'jax-cpu-jaxlib-on-gpu-machine': {}}),
+    # vllm-project/vllm#5736
+    ('RuntimeError: operator torchvision::nms does not exist',
+     {'torchvision-nms-missing': {}}),
+    # ZQPei/deep_sort_pytorch#189
+    ('RuntimeError: No such operator torchvision::nms',
+     {'torchvision-nms-missing': {}}),
+    # jax-ml/jax#15876
+    ('RuntimeError: jaxlib is version 0.3.25, but this version of jax requires version >= 0.4.7.',
+     {'jaxlib-older-than-jax-requires': {'jaxlib': '0.3.25', 'required': '0.4.7'}}),
+    # Kaggle/docker-python#771
+    ('Fixes error: `ValueError: jaxlib is version 0.1.41, but this version of jax requires version 0.1.43.`',
+     {'jaxlib-older-than-jax-requires': {'jaxlib': '0.1.41', 'required': '0.1.43'}}),
+    # jina-ai/dalle-flow#68
+    (('```RuntimeError: jaxlib version 0.3.14 is newer than and incompatible with jax version 0.3.13. Please update'
+      ' your jax and/or jaxlib packages.```'),
+     {'jaxlib-newer-than-jax': {'jaxlib': '0.3.14', 'jax': '0.3.13'}}),
+    # huggingface/datasets#5663
+    (('ModuleNotFoundError: jax requires jaxlib to be installed. See https://github.com/google/jax#installation for'
+      ' installation instructions.'),
+     {'jaxlib-not-installed': {}}),
+    # ma-gilles/recovar#64 (wrapped by the reporter)
+    ('RuntimeWarning: JAX plugin jax_cuda12_plugin version 0.9.2 is installed, ',
+     {'jax-cuda-plugin-version-mismatch': {'plugin': 'jax_cuda12_plugin', 'plugin_version': '0.9.2'}}),
+    # intel/intel-extension-for-openxla#18
+    (('jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Mismatched PJRT plugin PJRT API version (0.2) and'
+      ' framework PJRT API version 0.38).'),
+     {'pjrt-plugin-api-mismatch': {'plugin_api': '0.2', 'framework_api': '0.38'}}),
+    # stanford-crfm/levanter docs/faq.md
+    ('`jaxlib.xla_extension.XlaRuntimeError: INTERNAL: XLA requires ptxas version 11.8 or higher`',
+     {'xla-requires-newer-ptxas': {'required': '11.8'}}),
+    # Confirm-Solutions/confirmasaurus docs/gpu_tips.md
+    (('external/org_tensorflow/tensorflow/stream_executor/gpu/asm_compiler.cc:111] *** WARNING *** You are using'
+      ' ptxas 10.0.145, which is older than 11.1. ptxas before 11.1 is known to miscompile XLA code, leading to'
+      ' incorrect results or invalid-address errors.'),
+     {'xla-ptxas-older-than-required': {'ptxas': '10.0.145', 'required': '11.1'}}),
+]
+
+
+@pytest.mark.parametrize(("line", "expected"), LINES, ids=[f"{next(iter(e))}-{i}" for i, (_, e) in enumerate(LINES)])
+def test_real_line_matches_expected_signatures(errors: ErrorsMatrix, line: str, expected: Expected) -> None:
+    assert _found(errors, line) == expected
+
+
+def test_every_signature_has_a_real_line_here(errors: ErrorsMatrix) -> None:
+    covered = {sig_id for _, expected in LINES for sig_id in expected}
+    missing = {sig.id for sig in errors.signatures} - covered
+    assert not missing, sorted(missing)
+
+
+#: Ordinary lines of environment reports, nvidia-smi, TF and JAX logs: evidence of nothing.
+INNOCENT: list[str] = [
+    'Is CUDA available: True',
+    'cuDNN version: Could not collect',
+    'Nvidia driver version: 470.82.01',
+    'PyTorch version: 2.1.0+cu121',
+    'NCCL version 2.18.1+cuda12.1',
+    'CUDA runtime version: 12.1.105',
+    'CUDA used to build PyTorch: 12.6',
+    'CUDA_MODULE_LOADING set to: LAZY',
+    'GPU models and configuration: GPU 0: NVIDIA GeForce RTX 5090 D',
+    '/usr/lib/x86_64-linux-gnu/libcudnn.so.9.8.0',
+    'Libc version: glibc-2.31',
+    'Python platform: Linux-5.15.107+-x86_64-with-glibc2.31',
+    '[pip3] torch==1.8.0',
+    '[conda] cudatoolkit               10.2.89              hfd86e86_1  ',
+    'torch.cuda.is_available(): False',
+    'Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu',
+    'NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.90.07  Fri May 31 09:35:42 UTC 2024',
+    '| NVIDIA-SMI 460.32.03    Driver Version: 460.32.03    CUDA Version: 11.2     |',
+    '|   0  Tesla V100-SXM2...  On   | 00000000:00:1E.0 Off |                    0 |',
+    '| N/A   37C    P0    36W / 250W |      0MiB / 32768MiB |      0%      Default |',
+    'Cuda compilation tools, release 12.5, V12.5.82',
+    'jaxlib: 0.4.32',
+    ('2019-12-24 05:34:15: I tensorflow/stream_executor/platform/default/dso_loader.cc:44] Successfully opened'
+     ' dynamic library libcudnn.so.7'),
+    ('2022-06-10 00:19:17.094610: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror'
+     ' if you do not have a GPU set up on your machine.'),
+    ('2022-08-31 06:25:28.630454: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load'
+     " dynamic library 'libnvinfer.so.7'; dlerror: libnvrtc.so.11.1: cannot open shared object file: No such file or"
+     ' directory'),
+    ('2023-05-01 12:17:26.572682: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not'
+     ' find TensorRT'),
+    ('2019-12-03 03:48:46.492801: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1115] Created TensorFlow device'
+     ' (/job:localhost/replica:0/task:0/device:GPU:0 with 10312 MB memory) -> physical GPU (device: 0, name: GeForce'
+     ' RTX 2080 Ti, pci bus id: 0000:b5:00.0, compute capability: 7.5)'),
+    ("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by"
+     ' /home/***/lib/python3.10/site-packages/torch/lib/libtorch_python.so)'),
+    ('ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from versions: 1.13.1,'
+     ' 1.13.2, 1.14.0, 1.15.0, 1.15.2, 1.15.3, 1.15.4, 1.15.5, 2.0.0, 2.0.1, 2.0.2, 2.0.3, 2.0.4, 2.1.0, 2.1.1,'
+     ' 2.1.2, 2.1.3, 2.1.4, '),
+    'ERROR: No matching distribution found for torch',
+    ('tmpxft_0010d077_00000000-6_main.cudafe1.cpp:(.text._ZN13MultiInCoreLPIilE11postprocessEv._omp_fn.0[_ZN13'
+     "MultiInCoreLPIilE3runEi]+0xd8): undefined reference to `ncclCommDestroy'"),
+    'NCCL version: 2708',
+    ('jax.devices (8 total, 8 local): [CudaDevice(id=0) CudaDevice(id=1) CudaDevice(id=2) CudaDevice(id=3)'
+     ' CudaDevice(id=4) CudaDevice(id=5) CudaDevice(id=6) CudaDevice(id=7)]'),
+]
+
+
+@pytest.mark.parametrize("line", INNOCENT)
+def test_innocent_line_matches_nothing(errors: ErrorsMatrix, line: str) -> None:
+    assert errors.match([line]) == ()
+
+
+#: The bundled real reports (tests/data/reports): every signature hit in env.txt, in line order.
+REPORT_HITS: dict[str, list[tuple[str, dict[str, str]]]] = {
+    '001-rtx5090d-sm120-cu126': [
+        ('torch-arch-not-compatible', {'gpu': 'NVIDIA GeForce RTX 5090 D', 'sm': 'sm_120'}),
+        ('torch-arch-supported-list', {'archs': 'sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90'}),
+    ],
+    '004-tf216-native-windows-gpu': [],
+    '007-yolov8-torch210-cpu-3060ti': [],
+    '009-torch210-cu121-driver470-gke': [
+        ('torch-driver-too-old', {'found': '11040'}),
+    ],
+    '012-neg-colab-cu113-on-driver460': [],
+    '015-cudnn-ld-library-path-torch112-cu113': [
+        ('torch-cudnn-version-incompatibility', {'compiled': '(8, 3, 2)', 'runtime': '(8, 0, 3)'}),
+    ],
+    '019-k40m-sm35-torch13-conda': [],
+    '023-tf230-cuda102-cudnn8-libcudnn7-missing': [
+        ('tf-dlopen-cudnn', {'lib': 'libcudnn', 'major': '7'}),
+    ],
+    '025-py312-torch21-no-cp312-wheels': [
+        ('pip-no-distribution-for-framework', {'package': 'torch'}),
+    ],
+    '027-neg-tf32-rtx3090-cu111-toolkit112': [],
+    '032-nvml-mismatch-ubuntu-550-minor-update': [
+        ('nvml-driver-library-mismatch', {}),
+    ],
+}
+
+#: The report README's expected_findings names -> envguard finding codes.
+CASE_CODES = {
+    "driver-too-old-for-cuda": "driver-too-old",
+    "arch-not-in-wheel": "arch-unsupported",
+    "cpu-only-build": "cpu-only-build",
+    "cudnn-mismatch": "cudnn-mismatch",
+    "cuda-libs-missing": "cuda-libs-missing",
+    "tf-native-windows-gpu-unsupported": "platform-unsupported",
+    "python-unsupported": "python-unsupported",
+    "torchvision-mismatch": "companion-mismatch",
+    "nccl-mismatch": "nccl-mismatch",
+    "driver-library-mismatch": "driver-library-mismatch",
+    "jax-plugin-mismatch": "companion-mismatch",
+}
+
+
+@pytest.mark.parametrize("case", sorted(REPORT_HITS))
+def test_bundled_report(errors: ErrorsMatrix, case: str) -> None:
+    folder = DATA / "reports" / case
+    lines = (folder / "env.txt").read_text(encoding="utf-8").splitlines()
+    hits = errors.match(lines)
+    assert [(m.signature.id, dict(m.groups)) for m in hits] == REPORT_HITS[case]
+    expected_codes = {CASE_CODES[name] for name in json.loads((folder / "case.json").read_text())["expected_findings"]
+                      if name != "none"}
+    # An error-level signature is evidence of the real cause, never of something else.
+    assert {m.signature.code for m in hits if m.signature.severity == "error"} <= expected_codes
+
+
+def test_report_table_is_complete() -> None:
+    on_disk = {p.name for p in (DATA / "reports").iterdir() if (p / "env.txt").is_file()}
+    assert on_disk == set(REPORT_HITS)
+
+
+#: Capture fixtures that hold a failure message; every other capture must match nothing.
+CAPTURE_HITS: dict[str, list[str]] = {
+    'nvidia-smi/failure-couldnt-communicate-with-driver.txt': ['nvidia-smi-cannot-communicate'],
+    'nvidia-smi/failure-driver-library-version-mismatch-nvml-550.144.txt': ['nvml-driver-library-mismatch'],
+    'nvidia-smi/failure-driver-library-version-mismatch-nvml-570.124-no-prompt.txt': ['nvml-driver-library-mismatch'],
+    'nvidia-smi/failure-wsl2-couldnt-communicate-failed-to-shut-down-nvml.txt':
+        ['nvidia-smi-cannot-communicate', 'nvml-driver-not-loaded'],
+    'jax/jax-0.4.32-conda-cpu-fallback-warning-print_environment_info-partial.txt': ['jax-cpu-jaxlib-on-gpu-machine'],
+}
+CAPTURES = sorted(p for p in (DATA / "captures").rglob("*.txt"))
+
+
+@pytest.mark.parametrize("path", CAPTURES, ids=lambda p: str(p.relative_to(DATA / "captures")))
+def test_capture(errors: ErrorsMatrix, path: Path) -> None:
+    name = str(path.relative_to(DATA / "captures"))
+    found = sorted({m.signature.id for m in errors.match(path.read_text(encoding="utf-8").splitlines())})
+    assert found == sorted(CAPTURE_HITS.get(name, []))
