@@ -211,12 +211,24 @@ def _norm_gpu(name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesRow:
+    """A product series and its compute capability; ``pattern`` matches the lower-case alphanumeric name."""
+
+    series: str
+    pattern: re.Pattern[str]
+    cc: str
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
 class GpuArchMatrix:
     """Compute capabilities and product names."""
 
     meta: MatrixMeta
     archs: tuple[ArchRow, ...]
     gpus: tuple[GpuRow, ...]
+    #: Product-series rules (e.g. every GeForce RTX 40xx is 8.9) for names without a row of their own.
+    series: tuple[SeriesRow, ...] = ()
 
     def arch(self, cc: str) -> ArchRow | None:
         """The row for compute capability ``cc`` ("8.6")."""
@@ -233,6 +245,10 @@ class GpuArchMatrix:
         if truncated:
             hits = {g.cc: g for g in self.gpus if _norm_gpu(g.name).startswith(key)}
             return next(iter(hits.values())) if len(hits) == 1 else None
+        compact = re.sub(r"[^a-z0-9]", "", key)
+        for rule in self.series:
+            if rule.pattern.search(compact):
+                return GpuRow(name, rule.cc, False, rule.prov)
         return None
 
 
@@ -1015,7 +1031,7 @@ def _parse_cuda_driver(meta: MatrixMeta, data: dict[str, Any], col: _Collector) 
 
 
 def _parse_gpu_arch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> GpuArchMatrix:
-    col.keys(data, _META_KEYS | {"arch", "gpu"}, "header")
+    col.keys(data, _META_KEYS | {"arch", "gpu", "series"}, "header")
     archs = []
     for where, row in col.rows(data, "arch"):
         allowed = {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat"}
@@ -1044,9 +1060,27 @@ def _parse_gpu_arch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> 
         if not any(a.cc == cc for a in archs):
             col.error(where, f"cc {cc!r} of {name!r} has no [[arch]] row")
         gpus.append(GpuRow(name, cc, col.flag(row, "datacenter", where), col.prov(row, where)))
+    series = []
+    for where, row in col.rows(data, "series"):
+        col.keys(row, {"series", "pattern", "cc", "examples"} | _PROV, where)
+        label, raw, cc = (col.string(row, k, where, required=True) for k in ("series", "pattern", "cc"))
+        if label is None or raw is None or cc is None:
+            continue
+        if not any(a.cc == cc for a in archs):
+            col.error(where, f"cc {cc!r} of series {label!r} has no [[arch]] row")
+        try:
+            pattern = re.compile(raw)
+        except re.error as exc:
+            col.error(where, f"pattern is not a valid regular expression: {exc}")
+            continue
+        examples = row.get("examples", [])
+        for example in examples if isinstance(examples, list) else []:
+            if not pattern.search(re.sub(r"[^a-z0-9]", "", _norm_gpu(str(example)))):
+                col.error(where, f"pattern does not match its example {example!r}")
+        series.append(SeriesRow(label, pattern, cc, col.prov(row, where)))
     _check_unique([a.cc for a in archs], col, "arch", "cc")
     _check_unique([_norm_gpu(g.name) for g in gpus], col, "gpu", "name")
-    return GpuArchMatrix(meta, tuple(archs), tuple(gpus))
+    return GpuArchMatrix(meta, tuple(archs), tuple(gpus), tuple(series))
 
 
 def _parse_torch(meta: MatrixMeta, data: dict[str, Any], col: _Collector) -> TorchMatrix:

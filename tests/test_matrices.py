@@ -323,3 +323,15 @@ def test_cuda_images_and_peaks_schema_errors(tmp_path: Path) -> None:
     message = _broken(tmp_path / "d", "gpu-peaks", "bf16 = false\ntensor_fp16_tflops = 65",
                       "bf16 = false\ntensor_fp16_tflops = 65\ntensor_bf16_tflops = 1")
     assert "bf16 = false but tensor_bf16_tflops is given" in message
+
+
+def test_gpu_series_fill_in_unlisted_names(matrices: Matrices) -> None:
+    ga = matrices.gpu_arch
+    assert (ga.lookup_name("3060ti") or pytest.fail()).cc == "8.6"
+    assert (ga.lookup_name("GTX 1080") or pytest.fail()).cc == "6.1"
+    assert (ga.lookup_name("NVIDIA GeForce RTX 4080 Laptop GPU") or pytest.fail()).cc == "8.9"
+    # Series rules must not swallow professional cards with similar numbers (Turing Quadro, Ada workstation).
+    for name, cc in (("Quadro RTX 4000", "7.5"), ("RTX 5000 Ada Generation", "8.9")):
+        row = ga.lookup_name(name)
+        assert row is None or row.cc == cc, (name, row)
+    assert ga.lookup_name("Voodoo 5 6000") is None
