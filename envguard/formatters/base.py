@@ -73,7 +73,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
                    f"{gpu.memory_total_mib} MiB" if gpu.memory_total_mib else None,
                    f"MIG {gpu.mig_mode}" if gpu.mig_mode == "Enabled" else None,
                    f"PCIe gen{gpu.pcie_link_gen} x{gpu.pcie_link_width}" if gpu.pcie_link_gen else None]
-        rows.append(SummaryRow(f"GPU {gpu.index}", f"{gpu.name} ({', '.join(d for d in details if d)})", gpu.source))
+        detail = ", ".join(d for d in details if d)
+        rows.append(SummaryRow(f"GPU {gpu.index}", f"{gpu.name} ({detail})" if detail else gpu.name, gpu.source))
     toolkits = snapshot.cuda_toolkits
     if isinstance(toolkits, Unavailable):
         rows.append(SummaryRow("CUDA toolkit", f"none — {toolkits.reason}",

@@ -37,7 +37,7 @@ class ArchRule:
                     matrices.torch.meta.source if build.name == "torch" else None, build.name,
                 )
                 continue
-            sass, ptx, where = arch
+            sass, ptx, where, reference = arch
             for gpu in gpus:
                 cc, cc_source = gpu_cc(gpu, matrices)
                 if cc is None or runs_on(cc, sass, ptx):
@@ -51,23 +51,26 @@ class ArchRule:
                     (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
                      build_evidence(build), ev("compiled architectures", listed, where)),
                     self._fix(build, cc, matrices),
-                    where, build.name,
+                    reference, build.name,
                 )
 
     @staticmethod
-    def _arch_list(build: FrameworkBuild, matrices: Matrices) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
+    def _arch_list(
+        build: FrameworkBuild, matrices: Matrices
+    ) -> tuple[tuple[str, ...], tuple[str, ...], str, str] | None:
+        """(SASS ccs, PTX ccs, where the list came from, the reference to cite)."""
         runtime = build.runtime
         if isinstance(runtime, RuntimeReport) and runtime.arch_list:
             sass, ptx = parse_arch_list(runtime.arch_list)
-            return sass, ptx, f"{build.name} runtime (get_arch_list)"
+            return sass, ptx, f"{build.name} runtime (get_arch_list)", f"{build.name} runtime (get_arch_list)"
         if build.arch_list:
             sass, ptx = parse_arch_list(build.arch_list)
-            return sass, ptx, f"{build.distribution}: {build.source}"
+            return sass, ptx, f"{build.distribution}: {build.source}", f"{build.distribution}: {build.source}"
         if build.name == "torch":
             release, variant = torch_variant(build, matrices)
             if variant is not None and variant.sass is not None:
                 label = f"torch.toml {release.version if release else ''} {variant.tag}"
-                return variant.sass, variant.ptx or (), f"{label} ({variant.prov.source})"
+                return variant.sass, variant.ptx or (), label, f"{label}: {variant.prov.source}"
         return None
 
     @staticmethod

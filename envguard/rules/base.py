@@ -88,7 +88,7 @@ def gpu_cc(gpu: GpuInfo, matrices: Matrices) -> tuple[str | None, str]:
         return gpu.compute_capability, gpu.source
     row = matrices.gpu_arch.lookup_name(gpu.name)
     if row is not None:
-        return row.cc, f"gpu-arch.toml ({row.prov.source})"
+        return row.cc, f"gpu-arch.toml: {row.name}"
     return None, "unknown"
 
 

@@ -78,7 +78,7 @@ class DriverRule:
         floor = matrices.cuda_driver.floor(build.cuda, system)
         have = version(driver.version)
         if have is None and driver.cuda_driver_version:
-            yield from self._by_max_cuda(driver, build)
+            yield from self._by_max_cuda(driver, build, matrices)
             return
         if floor is None or have is None:
             yield Finding(
@@ -107,7 +107,7 @@ class DriverRule:
         )
 
     @staticmethod
-    def _by_max_cuda(driver: DriverInfo, build: FrameworkBuild) -> Iterator[Finding]:
+    def _by_max_cuda(driver: DriverInfo, build: FrameworkBuild, matrices: Matrices) -> Iterator[Finding]:
         """Only the driver's newest CUDA is known: minor-version compatibility still decides.
 
         A driver that supports CUDA X.y runs every X.* build (11+); a newer major needs a newer driver.
@@ -118,14 +118,20 @@ class DriverRule:
         too_old = need.major > have.major or (need.major < 11 and (need.major, need.minor) > (have.major, have.minor))
         if not too_old:
             return
+        fix = (f"upgrade the NVIDIA driver to one that supports CUDA {need.major}.x, or install a {build.name} "
+               f"build for CUDA {have.major}.x")
+        release = matrices.torch.release(build.version) if build.name == "torch" else None
+        fitting = [v for v in (release.variants if release else ()) if (vc := version(v.cuda)) is not None
+                   and (vc.major < have.major or (vc.major == have.major and (have.major >= 11 or vc <= have)))]
+        if fitting:
+            best = max(fitting, key=lambda v: version(v.cuda) or version("0"))  # type: ignore[return-value,arg-type] # reason: filtered
+            fix += f": {pip_install_torch(build.version, best)}"
         yield Finding(
             "driver-too-old", Severity.ERROR,
             f"{build.name} {build.version} was built with CUDA {build.cuda}, but the driver supports CUDA "
             f"{driver.cuda_driver_version} at most, and minor-version compatibility does not cross CUDA majors.",
             (*driver_evidence(driver), build_evidence(build)),
-            f"upgrade the NVIDIA driver to one that supports CUDA {need.major}.x, or install a {build.name} build "
-            f"for CUDA {have.major}.x",
-            "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html", build.name,
+            fix, "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html", build.name,
         )
 
     @staticmethod

@@ -29,13 +29,24 @@ class SignatureRule:
             if sig.id in seen:
                 continue
             seen.add(sig.id)
-            line = match.line if len(match.line) <= 160 else match.line[:157] + "..."
+            line = _excerpt(match)
             yield Finding(
                 sig.code, Severity.parse(sig.severity),
                 f"The report shows \"{line}\": {sig.cause}",
                 (Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}"),),
                 sig.check, sig.prov.source, SUBJECT,
             )
+
+
+def _excerpt(match: SignatureMatch, width: int = 160) -> str:
+    """The part of a long line around the matched message (log prefixes and paths cut)."""
+    line = match.line
+    if len(line) <= width:
+        return line
+    found = match.signature.pattern.search(line)
+    start = max(0, found.start() - 20) if found else 0
+    text = line[start:start + width]
+    return ("..." if start else "") + text + ("..." if start + width < len(line) else "")
 
 
 def merge_corroborated(findings: list[Finding]) -> list[Finding]:
