@@ -96,6 +96,9 @@ class DriverRule:
         alternative = self._older_build(driver, build, matrices, system)
         if alternative:
             fix += f"; or keep the driver and install a build it can run: {alternative}"
+        compat = forward_compat_hint(build.cuda, snapshot, matrices)
+        if compat:
+            fix += f"; {compat}"
         yield Finding(
             "driver-too-old", Severity.ERROR,
             f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs driver "
@@ -150,3 +153,21 @@ class DriverRule:
             if floor is not None and have >= floor.min_driver:
                 return pip_install_torch(build.version, variant)
         return None
+
+
+FORWARD_COMPAT_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"
+
+
+def forward_compat_hint(cuda: str | None, snapshot: Snapshot, matrices: Matrices) -> str | None:
+    """On data-center GPUs (only), NVIDIA's cuda-compat package runs a newer CUDA on an older driver branch."""
+    v = version(cuda)
+    if v is None or system_of(snapshot) != "linux":
+        return None
+    for gpu in snapshot.gpu_list():
+        row = matrices.gpu_arch.lookup_name(gpu.name)
+        if row is not None and row.datacenter:
+            return (f"or, on this data-center GPU ({gpu.name}), keep the driver and install NVIDIA's forward-"
+                    f"compatibility package cuda-compat-{v.major}-{v.minor} (Linux only; see "
+                    f"{FORWARD_COMPAT_SOURCE})")
+    return None
+

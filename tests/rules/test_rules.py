@@ -374,3 +374,13 @@ def test_torch_cudnn_wheel_breaks_tensorflow_and_cuda(matrices: Matrices) -> Non
     bare = make_snapshot(driver="550.90.07", cuda_driver="12.4", gpus=[gpu("NVIDIA A10", "8.6")], frameworks=[tf],
                          packages=[Distribution("tensorflow", "2.18.0", tf_requires)])
     assert "cudnn-mismatch" not in codes(bare, matrices)
+
+
+def test_forward_compat_is_offered_only_on_datacenter_gpus(matrices: Matrices) -> None:
+    build = torch_build("2.13.0+cu130", "13.0")
+    dc = make_snapshot(driver="570.124.06", cuda_driver="12.8", gpus=[gpu("NVIDIA H100 80GB HBM3", "9.0")],
+                       frameworks=[build])
+    assert "cuda-compat-13-0" in (only(dc, matrices, "driver-too-old").fix or "")
+    consumer = make_snapshot(driver="570.124.06", cuda_driver="12.8", gpus=[gpu("NVIDIA GeForce RTX 4090", "8.9")],
+                             frameworks=[build])
+    assert "cuda-compat" not in (only(consumer, matrices, "driver-too-old").fix or "")
