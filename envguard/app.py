@@ -100,6 +100,8 @@ def read_text_input(path: str, *, stdin: bytes | None = None, what: str = "repor
         raise InputError(f"{name} is larger than {MAX_REPORT_CHARS >> 20} MiB: not a {what}")
     if not raw.strip():
         raise InputError(f"{name} is empty")
+    if b"\x00" in raw[:65536]:
+        raise InputError(f"{name} is a binary file, not a text {what}")
     return raw.decode("utf-8", errors="replace"), name
 
 

@@ -195,3 +195,27 @@ def test_no_color_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     assert _use_color(None) is False
     assert _use_color(True) is True
+
+
+def test_from_rejects_binary_and_empty_files(tmp_path: Path) -> None:
+    binary = tmp_path / "blob.bin"
+    binary.write_bytes(b"\x7fELF\x00\x00\x01garbage")
+    code, _, err = run("check", "--from", str(binary))
+    assert code == 3 and "binary file" in err
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n")
+    code, _, err = run("check", "--from", str(empty))
+    assert code == 3 and "is empty" in err
+    prose = tmp_path / "prose.txt"
+    prose.write_text("my model does not converge, please help\n")
+    code, _, err = run("check", "--from", str(prose))
+    assert code == 3 and "no environment facts found" in err
+
+
+def test_from_stdin_and_json() -> None:
+    report = Path(__file__).parent / "data" / "reports" / "009-torch210-cu121-driver470-gke" / "env.txt"
+    code, out, _ = run("check", "--from", "-", "--format", "json", stdin=report.read_text())
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["snapshot"]["origin"] == "report <stdin>"
+    assert [f["code"] for f in doc["findings"]] == ["driver-too-old"]
