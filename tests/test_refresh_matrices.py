@@ -364,7 +364,7 @@ def test_strip_report_keeps_file_names_only() -> None:
     assert item["download_info"]["archive_info"] == {"hash": "sha256=00"}
     assert "description" not in item["metadata"]
     assert "pythonhosted" not in json.dumps(stripped)
-    assert item["metadata"]["summary"] == "see <package-index URL removed> and <package-index URL removed>"
+    assert item["metadata"]["summary"] == "see <URL removed> and <URL removed>"
     assert original["install"][0]["metadata"]["description"] == "long README ..."  # the input is not changed
     assert rm.file_name("file:///opt/wheels/torch-2.13.0%2Bcpu-cp311-cp311-linux_x86_64.whl") == (
         "torch-2.13.0+cpu-cp311-cp311-linux_x86_64.whl")
