@@ -25,7 +25,8 @@ def _tool(name: str) -> str:
 
 @pytest.mark.lint
 def test_ruff() -> None:
-    result = _subprocess.run((_tool("ruff"), "check", "envguard", "tests", "benchmarks", "scripts"), timeout=300, cwd=str(ROOT))
+    argv = (_tool("ruff"), "check", "envguard", "tests", "benchmarks", "scripts")
+    result = _subprocess.run(argv, timeout=300, cwd=str(ROOT))
     assert result.returncode == 0, result.stdout + result.stderr
 
 
