@@ -335,3 +335,58 @@ def test_gpu_series_fill_in_unlisted_names(matrices: Matrices) -> None:
         row = ga.lookup_name(name)
         assert row is None or row.cc == cc, (name, row)
     assert ga.lookup_name("Voodoo 5 6000") is None
+
+
+# ---- paddle ------------------------------------------------------------------------------------
+
+
+def test_paddle_rows(matrices: Matrices) -> None:
+    """PaddlePaddle 2.0-3.2: default-index build, .postNNN builds, Paddle's per-CUDA indexes (3.x)."""
+    paddle = matrices.paddle
+    assert [r.version for r in paddle.releases] == ["3.2", "3.1", "3.0", *(f"2.{n}" for n in range(6, -1, -1))]
+    assert str(paddle.newest()) == "3.2"
+    r26 = paddle.release("2.6.1.post120") or pytest.fail()
+    assert r26.default_variant == "cu118" and "3.12" in r26.python and "3.7" not in r26.python
+    assert {v.tag for v in r26.variants} == {"cu112", "cu116", "cu117", "cu118", "cu120"}
+    build = paddle.build("2.6.1.post120") or pytest.fail()
+    assert (build.cuda, build.cudnn) == ("12.0", "8.9")
+    assert (paddle.build("2.6.2") or pytest.fail()).tag == "cu118"  # unsuffixed 2.x: the default-index build
+    assert (paddle.build("2.5.2") or pytest.fail()).tag == "cu112"
+    assert (paddle.build("2.2.2") or pytest.fail()).cuda == "10.2"
+    assert (paddle.build("2.0.2.post90") or pytest.fail()).cuda == "9.0"
+    assert "2.7" in (paddle.release("2.0.0") or pytest.fail()).python
+    r32 = paddle.release("3.2.0") or pytest.fail()
+    assert r32.default_variant is None  # no 3.x paddlepaddle-gpu on the default index
+    assert paddle.build("3.2.0") is None  # 3.x builds are unsuffixed: read paddle/version/__init__.py
+    cu126 = r32.variant("cu126") or pytest.fail()
+    assert cu126.cudnn == "9.0" and cu126.index_url == "https://www.paddlepaddle.org.cn/packages/stable/cu126/"
+    assert "3.13" in r32.python and "3.8" not in r32.python
+    assert ((paddle.release("2.4.2") or pytest.fail()).variant("cu102") or pytest.fail()).min_cc == "3.5"
+    assert paddle.release("1.8.5") is None and paddle.build("not a version") is None
+    for release in paddle.releases:
+        for variant in release.variants:
+            assert variant.min_driver is None  # not stated in any document read: unknown, never guessed
+            unsuffixed = variant.tag == release.default_variant or Version(release.version).major >= 3
+            assert (variant.post is None) == unsuffixed, (release.version, variant.tag)
+        assert release.prov.source and release.prov.confidence in ("official", "transcribed", "derived")
+
+
+def test_paddle_version_fields(matrices: Matrices) -> None:
+    """paddle/version/__init__.py, as setup.py writes it: CPU builds hold the string 'False'."""
+    paddle = matrices.paddle
+    for name in ("full_version", "cuda_version", "cudnn_version", "commit", "istaged"):
+        assert paddle.field(name) is not None, name
+    assert (paddle.field("cuda_version") or pytest.fail()).cpu_value == "False"
+    assert paddle.field("with_gpu") is None  # there is no such field
+    assert (paddle.field("compiled_cuda_archs") or pytest.fail()).prov.confidence == "transcribed"
+
+
+def test_paddle_schema_errors(tmp_path: Path) -> None:
+    message = _broken(tmp_path, "paddle", 'post = "post117"', 'post = "post116"\nbogus = 1')
+    assert "must be 'post117'" in message and "unknown key(s) bogus" in message
+    message = _broken(tmp_path / "b", "paddle", 'tag = "cu129"', 'tag = "cu128"')
+    assert "tag cu128 does not match cuda 12.9" in message
+    message = _broken(tmp_path / "c", "paddle", 'default_variant = "cu118"', 'default_variant = "cu120"')
+    assert "the default-index wheel has none" in message
+    message = _broken(tmp_path / "d", "paddle", 'version = "2.5"', 'version = "2.7"')
+    assert "must be older than the row before it" in message
