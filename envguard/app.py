@@ -6,17 +6,20 @@ import dataclasses
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from envguard.errors import InputError, SnapshotError, TargetPythonError
 from envguard.findings import Report
+from envguard.fingerprint import Fingerprint, fingerprint_of
 from envguard.matrix import Matrices, load_matrices
 from envguard.probes import ProbeContext, collect_snapshot
 from envguard.query import CudaAnswer, TorchCandidate, cuda_for_driver, resolve_gpu, torch_candidates
 from envguard.rules import run_rules
 from envguard.rules.signatures import Explanation, explain
+from envguard.smoke import DistOptions, SuiteOptions, run_suite
+from envguard.smoke.base import SmokeResult, SmokeRun
 from envguard.snapshot import Snapshot
 
 #: Largest snapshot file envguard reads (a real one is tens of kB).
@@ -223,3 +226,52 @@ def matrix_torch(
 def matrix_cuda(driver: str, system: str) -> CudaAnswer:
     """What CUDA a driver runs."""
     return cuda_for_driver(load_matrices(), driver, system)
+
+
+# ---- smoke and fingerprints -----------------------------------------------------------------------
+
+
+def smoke(
+    probe: ProbeOptions,
+    *,
+    level: int,
+    cases: tuple[str, ...],
+    timeout_s: float | None,
+    device: str,
+    dist: DistOptions,
+    on_event: Callable[[str, SmokeResult | None], None] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[SmokeRun, Fingerprint]:
+    """Run the smoke suite in the target interpreter and fingerprint the environment with its results."""
+    from envguard import _subprocess
+
+    environ = dict(os.environ if env is None else env)
+    snapshot, _notes = take_snapshot(probe, environ)
+    python = resolve_python(probe.target_python, environ)
+    options = SuiteOptions(python, level, cases, timeout_s, device, dist, environ)
+    run = run_suite(_subprocess.run, options, on_event)
+    return run, fingerprint_of(snapshot, run)
+
+
+def environment_fingerprint(probe: ProbeOptions, env: Mapping[str, str] | None = None) -> Fingerprint:
+    """The fingerprint of this machine and the target interpreter (no smoke results)."""
+    snapshot, _notes = take_snapshot(probe, env)
+    return fingerprint_of(snapshot)
+
+
+def read_fingerprint(path: str) -> Fingerprint:
+    """A fingerprint file, or a smoke JSON envelope that carries one.
+
+    :raises InputError: unreadable, not JSON, or not a fingerprint.
+    """
+    text, name = read_text_input(path, what="fingerprint")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    return Fingerprint.from_dict(data, name)
+
+
+def fingerprint_json(fingerprint: Fingerprint) -> str:
+    """The fingerprint file text."""
+    return json.dumps(fingerprint.to_dict(), indent=2, sort_keys=True) + "\n"

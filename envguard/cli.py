@@ -6,11 +6,13 @@ import logging
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 import click
 
-from envguard import __version__, app
+from envguard import app
+from envguard._version import __version__
 from envguard.errors import EnvguardError
 from envguard.findings import Severity
 
@@ -251,3 +253,129 @@ def matrix_cuda(driver: str, system: str, fmt: str) -> None:
         click.echo(cuda_json(answer) if fmt == "json" else cuda_text(answer), nl=False)
     except EnvguardError as exc:
         _fail(str(exc), fmt, "matrix cuda")
+
+
+EXIT_SMOKE_FAILED = 4
+EXIT_FINGERPRINT_DIFFERS = 5
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
+
+
+@main.command()
+@_python_option
+@click.option("--level", type=click.IntRange(1, 3), default=2, show_default=True,
+              help="1: seconds (one step per case); 2: every case; 3: longer perf and stress.")
+@click.option("--only", multiple=True, metavar="CASE[,CASE]", help="Run only these cases.")
+@click.option("--skip", multiple=True, metavar="CASE[,CASE]", help="Skip these cases.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
+              help="Seconds each case may take (default by level: 120/300/900); a hung case is killed.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
+@click.option("--nproc-per-node", type=click.IntRange(1), default=2, show_default=True, help="DDP ranks per node.")
+@click.option("--nnodes", type=click.IntRange(1), default=1, show_default=True, help="DDP nodes (multi-node).")
+@click.option("--node-rank", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--rdzv-endpoint", metavar="HOST:PORT", help="c10d rendezvous endpoint for multi-node DDP.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True)
+@click.option("--junit", "junit_file", metavar="FILE", help="Also write JUnit XML (one test case per smoke case).")
+@click.option("--fingerprint-out", metavar="FILE", help="Also write the fingerprint file.")
+@click.option("--force", is_flag=True, help="Overwrite --junit/--fingerprint-out files.")
+def smoke(
+    target_python: str, level: int, only: tuple[str, ...], skip: tuple[str, ...], timeout_s: float | None,
+    device: str, nproc_per_node: int, nnodes: int, node_rank: int, rdzv_endpoint: str | None, fmt: str,
+    junit_file: str | None, fingerprint_out: str | None, force: bool,
+) -> None:
+    """Run a short real training suite (AMP, DDP, dataloader, determinism, gradcheck, perf) and fingerprint it.
+
+    Each case runs in the target interpreter as its own subprocess with a timeout; a crash or hang fails
+    that case and the suite goes on. Exit 4 when a case fails, errors or times out.
+    """
+    from envguard.formatters.smoke import smoke_json, smoke_junit, smoke_markdown, smoke_text
+    from envguard.smoke import DistOptions, select_cases
+
+    try:
+        try:
+            cases = select_cases(level, _split(only), _split(skip))
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        if nnodes > 1 and not rdzv_endpoint:
+            raise click.UsageError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT (the same on every node)")
+        progress = _smoke_progress() if fmt == "text" and sys.stderr.isatty() else None
+        run, fingerprint = app.smoke(
+            app.ProbeOptions(target_python), level=level, cases=cases, timeout_s=timeout_s, device=device,
+            dist=DistOptions(nproc_per_node, nnodes, node_rank, rdzv_endpoint), on_event=progress,
+        )
+        code = EXIT_SMOKE_FAILED if run.failed else EXIT_OK
+        if junit_file:
+            app.write_atomic(junit_file, smoke_junit(run), force=force)
+        if fingerprint_out:
+            app.write_atomic(fingerprint_out, app.fingerprint_json(fingerprint), force=force)
+        if fmt == "json":
+            click.echo(smoke_json(run, fingerprint, code), nl=False)
+        elif fmt == "markdown":
+            click.echo(smoke_markdown(run, fingerprint), nl=False)
+        else:
+            click.echo(smoke_text(run, fingerprint, color=_use_color(None)), nl=False, color=_use_color(None))
+    except EnvguardError as exc:
+        _fail(str(exc), fmt, "smoke")
+    raise SystemExit(code)
+
+
+def _smoke_progress() -> Callable[[str, object], None]:
+    """Case-by-case progress on stderr (only when it is a terminal)."""
+    def event(case: str, result: object) -> None:
+        if result is None:
+            click.echo(f"envguard smoke: running {case} ...", err=True)
+        else:
+            status = getattr(getattr(result, "status", None), "value", "?")
+            click.echo(f"envguard smoke: {case} {status} ({getattr(result, 'duration_s', 0.0):.1f}s)", err=True)
+    return event
+
+
+@main.group(invoke_without_command=True)
+@_python_option
+@click.option("-o", "--output", metavar="FILE", default="-", show_default=True,
+              help="Where to write the fingerprint JSON ('-' for stdout).")
+@click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
+@click.pass_context
+def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool) -> None:
+    """Fingerprint this environment (driver, GPUs, CUDA, cuDNN, NCCL, Python, framework builds, packages).
+
+    `envguard fingerprint diff A B [C ...]` compares fingerprint files (exit 5 when they differ).
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    try:
+        text = app.fingerprint_json(app.environment_fingerprint(app.ProbeOptions(target_python)))
+        if output == "-":
+            click.echo(text, nl=False)
+        else:
+            app.write_atomic(output, text, force=force)
+            click.echo(f"envguard: wrote fingerprint to {output}", err=True)
+    except EnvguardError as exc:
+        _fail(str(exc), "text", "fingerprint")
+
+
+@fingerprint.command("diff")
+@click.argument("files", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def fingerprint_diff(files: tuple[str, ...], fmt: str) -> None:
+    """Name each component that differs between fingerprints; with many files, group nodes and name outliers."""
+    from envguard.fingerprint import diff, fleet
+    from envguard.formatters.smoke import diff_json, diff_text, fleet_text
+
+    try:
+        if len(files) < 2:
+            raise click.UsageError("give at least two fingerprint files")
+        prints = [(name, app.read_fingerprint(name)) for name in files]
+        groups = fleet(prints)
+        code = EXIT_FINGERPRINT_DIFFERS if len(groups) > 1 else EXIT_OK
+        if fmt == "json":
+            click.echo(diff_json(groups, code), nl=False)
+        elif len(files) == 2:
+            click.echo(diff_text(files[0], files[1], diff(prints[0][1], prints[1][1])), nl=False)
+        else:
+            click.echo(fleet_text(groups), nl=False)
+    except EnvguardError as exc:
+        _fail(str(exc), fmt, "fingerprint diff")
+    raise SystemExit(code)

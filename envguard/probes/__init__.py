@@ -7,7 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from envguard import __version__
+from envguard._version import __version__
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
 from envguard.probes.base import ProbeContext

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from envguard import __version__
+from envguard._version import __version__
 from envguard.errors import SnapshotError
 from envguard.probes import parsers
 from envguard.snapshot import (
