@@ -20,6 +20,7 @@ from envguard.rules import run_rules
 from envguard.rules.signatures import Explanation, explain
 from envguard.smoke import DistOptions, SuiteOptions, run_suite
 from envguard.smoke.base import SmokeResult, SmokeRun
+from envguard.smoke.peaks import annotate as annotate_peaks
 from envguard.snapshot import Snapshot
 
 #: Largest snapshot file envguard reads (a real one is tens of kB).
@@ -250,6 +251,7 @@ def smoke(
     python = resolve_python(probe.target_python, environ)
     options = SuiteOptions(python, level, cases, timeout_s, device, dist, environ)
     run = run_suite(_subprocess.run, options, on_event)
+    run = annotate_peaks(run, snapshot, load_matrices(env=environ))
     return run, fingerprint_of(snapshot, run)
 
 

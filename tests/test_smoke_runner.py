@@ -108,3 +108,27 @@ def test_outputs() -> None:
     assert suite is not None
     assert (suite.get("tests"), suite.get("errors"), suite.get("skipped")) == ("3", "1", "1")
     assert "| amp | error |" in smoke_markdown(run, None)
+
+
+def test_percent_of_peak_and_pcie() -> None:
+    import dataclasses
+
+    from envguard.matrix import load_matrices
+    from envguard.smoke.base import SmokeResult, SmokeRun
+    from envguard.smoke.peaks import annotate
+    from tests.fakes import H100_590, make_snapshot
+
+    gpu = dataclasses.replace(H100_590, source="NVML", pcie_link_width=8)
+    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[gpu])
+    run = SmokeRun(2, "py", (
+        SmokeResult("perf", SmokeStatus.PASSED, 5.0, "matmul", {"tflops_bf16": 741.75, "d2d_GBps": 2680.0}),
+        SmokeResult("dataloader", SmokeStatus.PASSED, 2.0, "", {"h2d_GBps_pinned": 25.2}),
+        SmokeResult("amp", SmokeStatus.PASSED, 1.0),
+    ), 8.0)
+    out = annotate(run, snap, load_matrices())
+    perf, loader, amp = out.results
+    assert round(perf.metrics["pct_of_peak_tflops_bf16"]) == 75  # 741.75 of 989 dense BF16
+    assert round(perf.metrics["pct_of_peak_d2d_GBps"]) == 80  # 2680 of 3350 GB/s
+    assert round(loader.metrics["pct_of_pcie_h2d_pinned"]) == 40  # 25.2 of 63.0 GB/s (gen 5 x16)
+    assert "x8 of x16 (degraded)" in loader.detail
+    assert amp == run.results[2]
