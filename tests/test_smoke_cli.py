@@ -1,0 +1,91 @@
+"""`envguard smoke` end to end in a real interpreter with CPU torch: faults are reported, the suite goes on."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from envguard import _subprocess
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+TORCH_PYTHON = ROOT / ".venv" / "bin" / "python"
+needs_torch = pytest.mark.skipif(
+    not TORCH_PYTHON.exists() or _subprocess.run(
+        (str(TORCH_PYTHON), "-c", "import importlib.util,sys; sys.exit(importlib.util.find_spec('torch') is None)"),
+        timeout=60).returncode != 0,
+    reason="the project .venv with torch is not there",
+)
+
+
+def smoke(*args: str, env: dict[str, str] | None = None, timeout: float = 600) -> tuple[int, dict[str, object]]:
+    argv = (sys.executable, "-m", "envguard", "smoke", "--format", "json", *args)
+    result = _subprocess.run(argv, timeout=timeout, env=dict(os.environ, **(env or {})))
+    assert result.stdout.strip(), result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def statuses(doc: dict[str, object]) -> dict[str, str]:
+    results = doc["results"]
+    assert isinstance(results, list)
+    return {r["case"]: r["status"] for r in results}
+
+
+def test_missing_torch_skips_with_the_reason(tmp_path: Path) -> None:
+    bare = tmp_path / "bare"
+    venv.create(bare, with_pip=False)
+    code, doc = smoke("--python", str(bare / "bin" / "python"), "--level", "1", "--only", "amp,gradcheck")
+    assert code == 0
+    assert statuses(doc) == {"amp": "skipped", "gradcheck": "skipped"}
+    results = doc["results"]
+    assert isinstance(results, list) and "torch is not installed" in results[0]["detail"]
+
+
+@needs_torch
+def test_segfault_and_hang_are_reported_and_the_rest_runs() -> None:
+    code, doc = smoke("--python", str(TORCH_PYTHON), "--level", "1", "--only", "amp,gradcheck,determinism",
+                      "--timeout", "20", env={"ENVGUARD_SMOKE_INJECT": "segfault:amp"})
+    assert code == 4
+    assert statuses(doc) == {"amp": "error", "determinism": "passed", "gradcheck": "passed"}
+    code, doc = smoke("--python", str(TORCH_PYTHON), "--level", "1", "--only", "gradcheck,amp", "--timeout", "15",
+                      env={"ENVGUARD_SMOKE_INJECT": "hang:gradcheck"})
+    assert code == 4
+    assert statuses(doc) == {"amp": "passed", "gradcheck": "timeout"}
+
+
+@needs_torch
+def test_a_killed_ddp_rank_fails_within_the_timeout() -> None:
+    code, doc = smoke("--python", str(TORCH_PYTHON), "--level", "2", "--only", "ddp", "--timeout", "90",
+                      env={"ENVGUARD_SMOKE_INJECT": "exit:ddp", "ENVGUARD_SMOKE_DIST_TIMEOUT": "20"})
+    assert code == 4
+    assert statuses(doc)["ddp"] in ("failed", "error", "timeout")
+    results = doc["results"]
+    assert isinstance(results, list) and results[0]["duration_s"] < 90
+
+
+@needs_torch
+def test_two_runs_give_the_same_fingerprint(tmp_path: Path) -> None:
+    cases = "--only", "determinism,gradcheck,amp"
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    for out in (first, second):
+        code, _doc = smoke("--python", str(TORCH_PYTHON), "--level", "1", *cases, "--fingerprint-out", str(out))
+        assert code == 0
+    result = _subprocess.run((sys.executable, "-m", "envguard", "fingerprint", "diff", str(first), str(second)),
+                             timeout=60)
+    assert result.returncode == 0, result.stdout
+    assert "identical" in result.stdout
+
+
+@needs_torch
+def test_junit_file(tmp_path: Path) -> None:
+    junit = tmp_path / "smoke.xml"
+    code, _doc = smoke("--python", str(TORCH_PYTHON), "--level", "1", "--only", "gradcheck,perf", "--junit", str(junit))
+    assert code == 0
+    text = junit.read_text()
+    assert 'name="gradcheck"' in text and "<skipped" in text
