@@ -43,16 +43,17 @@ def resolve_python(target: str, env: Mapping[str, str]) -> str:
     """
     import shutil
 
-    if os.sep in target or (os.altsep and os.altsep in target):
+    if os.sep in target or (os.altsep and os.altsep in target) or Path(target).expanduser().is_dir():
         path = Path(target).expanduser()
         if path.is_dir():  # a virtual environment folder
             for candidate in (path / "bin" / "python", path / "Scripts" / "python.exe"):
                 if candidate.exists():
-                    return str(candidate)
+                    return os.path.abspath(candidate)
             raise TargetPythonError(f"{target} is a folder without bin/python: not a virtual environment")
         if not path.exists():
             raise TargetPythonError(f"target interpreter {target} does not exist")
-        return str(path)
+        # NOTE: absolute, because the target runs with a fresh temporary working directory.
+        return os.path.abspath(path)
     found = shutil.which(target, path=env.get("PATH"))
     if found is None:
         raise TargetPythonError(f"target interpreter {target!r} is not on PATH")

@@ -128,3 +128,16 @@ def test_bad_matrices_folder_is_exit_3(tmp_path: Path) -> None:
     assert result.returncode == 3
     assert "cannot read matrix" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_relative_python_path_and_venv_folder(tmp_path: Path) -> None:
+    """`--python .venv/bin/python` and `--python .venv` work although the target runs in a temporary cwd."""
+    import venv
+
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=False)
+    for target in ("env/bin/python", "env"):
+        result = _subprocess.run((sys.executable, "-m", "envguard", "check", "--format", "json", "--python", target),
+                                 timeout=120, cwd=str(tmp_path))
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout)["snapshot"]["python"]["virtualenv"] is True
