@@ -322,13 +322,26 @@ def smoke(
 
 
 def _smoke_progress() -> Callable[[str, object], None]:
-    """Case-by-case progress on stderr (only when it is a terminal)."""
+    """A live spinner per running case and one line per finished case, on stderr (a terminal only)."""
+    from rich.console import Console
+    from rich.status import Status
+
+    console = Console(stderr=True, highlight=False)
+    current: list[Status] = []
+    colors = {"passed": "green", "skipped": "yellow"}
+
     def event(case: str, result: object) -> None:
+        if current:
+            current.pop().stop()
         if result is None:
-            click.echo(f"envguard smoke: running {case} ...", err=True)
-        else:
-            status = getattr(getattr(result, "status", None), "value", "?")
-            click.echo(f"envguard smoke: {case} {status} ({getattr(result, 'duration_s', 0.0):.1f}s)", err=True)
+            status = console.status(f"envguard smoke: running [bold]{case}[/] ...")
+            status.start()
+            current.append(status)
+            return
+        state = getattr(getattr(result, "status", None), "value", "?")
+        seconds = getattr(result, "duration_s", 0.0)
+        console.print(f"  [{colors.get(state, 'bold red')}]{state:8}[/] {case} ({seconds:.1f}s)")
+
     return event
 
 
