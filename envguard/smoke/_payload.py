@@ -5,10 +5,10 @@ Usage (one case per process)::
     python _payload.py CASE [--level {1,2,3}] [--device auto|cpu|cuda] [--steps N]
     python -m torch.distributed.run --nproc-per-node=2 ... _payload.py ddp --level 2
 
-CASE is one of amp, ddp, dataloader, determinism, gradcheck, perf, tensorflow, jax.
+CASE is one of amp, ddp, dataloader, determinism, gradcheck, perf, tensorflow, jax, export.
 
 Rules for this file: Python 3.8 syntax, standard library plus torch (TensorFlow or JAX only inside
-their own cases), nothing from envguard. The LAST line of stdout is exactly one JSON object::
+their own cases, onnx and onnxruntime only inside the export case), nothing from envguard. The LAST line of stdout is exactly one JSON object::
 
     {"case": str, "status": "passed"|"failed"|"skipped"|"error", "detail": str (one line),
      "metrics": {str: float|null}, "digests": {"name[dtype,device]": sha256 hex of the tensor bytes},
@@ -25,7 +25,8 @@ Fault injection for envguard's tests, ENVGUARD_SMOKE_INJECT (comma-separated, ea
 ``segfault:CASE`` SIGSEGV at the case's start, ``hang:CASE`` sleeps forever, ``exit:ddp`` makes
 RANK 1 ``os._exit(1)`` after its first training step, ``workercrash:dataloader`` SIGKILLs a
 DataLoader worker mid-epoch, ``nondeterministic:determinism`` adds an op (``put_``) that
-deterministic mode rejects, ``badgrad:gradcheck`` adds an op whose backward is wrong.
+deterministic mode rejects, ``badgrad:gradcheck`` adds an op whose backward is wrong,
+``mismatch:export`` perturbs the exported program's output.
 ENVGUARD_SMOKE_DIST_TIMEOUT (seconds, default 60) bounds every collective of the ddp case.
 """
 
@@ -45,8 +46,8 @@ import traceback
 
 _T0 = time.perf_counter()
 
-CASES = ("amp", "ddp", "dataloader", "determinism", "gradcheck", "perf", "tensorflow", "jax")
-_TORCH_CASES = ("amp", "ddp", "dataloader", "determinism", "gradcheck", "perf")
+CASES = ("amp", "ddp", "dataloader", "determinism", "gradcheck", "perf", "tensorflow", "jax", "export")
+_TORCH_CASES = ("amp", "ddp", "dataloader", "determinism", "gradcheck", "perf", "export")
 _MIB = 1 << 20
 _GIB = 1 << 30
 
@@ -990,6 +991,75 @@ def _case_jax(ctx):
     return "jax %s on %s, jitted grad step x %d: loss %.4g -> %.4g" % (jax.__version__, backend, steps, first, last)
 
 
+# ---------------------------------------------------------------------------------------------- export
+
+
+def _case_export(ctx):
+    import importlib
+    import inspect
+    import tempfile
+    import warnings
+
+    torch = ctx.torch
+    dev = _resolve_device(ctx)
+    with contextlib.suppress(ImportError):
+        importlib.import_module("torch.export")  # a submodule: not always imported with torch
+    export = getattr(getattr(torch, "export", None), "export", None)
+    if export is None:
+        raise Outcome("skipped", "torch.export needs torch >= 2.1")
+    _seed(torch)
+    model = _mlp(torch, 64, 256, 16).to(dev).eval()
+    x = torch.randn({1: 16, 2: 64, 3: 256}[ctx.level], 64).to(dev)
+    m = ctx.metrics
+    problems = []
+    with torch.no_grad():
+        eager = model(x)
+        ctx.digest("output", [eager])
+        t0 = time.perf_counter()
+        ep = export(model, (x,))
+        m["export_s"] = time.perf_counter() - t0
+        out = ep.module()(x)
+    if ("mismatch", "export") in _injections():
+        out = out + 1e-3
+    diff = m["max_abs_diff_export"] = float((out - eager).abs().max())
+    if not torch.allclose(out, eager, rtol=1e-5, atol=1e-6):
+        problems.append("torch.export: the exported program differs from eager (max abs difference %.3g)" % diff)
+    parts = ["torch.export on %s matches eager (max abs difference %.3g)" % (ctx.result["device"], diff)]
+
+    try:
+        import onnx  # noqa: F401 - torch.onnx writes it; only its presence is checked here
+        import onnxruntime as ort
+    except ImportError as exc:
+        if (getattr(exc, "name", None) or "").split(".")[0] not in ("onnx", "onnxruntime"):
+            raise
+        parts.append("ONNX parity skipped: onnx/onnxruntime not installed")
+    else:
+        # the TorchScript exporter: the dynamo one (the default since torch 2.9) also needs onnxscript
+        kwargs = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+        cpu_x, ref = x.cpu(), eager.cpu()
+        try:
+            with tempfile.TemporaryDirectory(prefix="envguard-export-") as tmp, warnings.catch_warnings(), \
+                    contextlib.redirect_stdout(sys.stderr):
+                warnings.simplefilter("ignore")
+                path = os.path.join(tmp, "model.onnx")
+                torch.onnx.export(model.cpu(), (cpu_x,), path, input_names=["x"], output_names=["y"], **kwargs)
+                session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+                got = torch.from_numpy(session.run(None, {"x": cpu_x.numpy()})[0]).float()
+        except Exception as exc:
+            raise Outcome("failed", "; ".join(problems + ["ONNX export or onnxruntime %s run failed: %s" % (
+                ort.__version__, _first_line(exc))])) from exc
+        same_shape = got.shape == ref.shape
+        diff = m["max_abs_diff_onnx"] = float((got - ref).abs().max()) if same_shape else math.inf
+        if not (same_shape and torch.allclose(got, ref, rtol=0.0, atol=1e-4)):
+            problems.append("ONNX: onnxruntime %s output differs from eager (%s)" % (
+                ort.__version__, "max abs difference %.3g" % diff if same_shape else "shape %s" % list(got.shape)))
+        parts.append("ONNX under onnxruntime %s (CPU) matches eager (max abs difference %.3g)" % (
+            ort.__version__, diff))
+    if problems:
+        raise Outcome("failed", "; ".join(problems))
+    return "; ".join(parts)
+
+
 _CASES = {
     "amp": _case_amp,
     "ddp": _case_ddp,
@@ -999,6 +1069,7 @@ _CASES = {
     "perf": _case_perf,
     "tensorflow": _case_tensorflow,
     "jax": _case_jax,
+    "export": _case_export,
 }
 
 

@@ -45,6 +45,7 @@ CASES: tuple[SmokeCase, ...] = (
                         "all-reduce, bus bandwidth", distributed=True),
     SmokeCase("tensorflow", 2, "Keras under a mixed-precision policy, tf.data, MirroredStrategy"),
     SmokeCase("jax", 2, "a jitted gradient step"),
+    SmokeCase("export", 2, "torch.export of a small model; ONNX export with onnxruntime parity when installed"),
 )
 CASE_NAMES: tuple[str, ...] = tuple(c.name for c in CASES)
 

@@ -102,7 +102,7 @@ def _launch_ddp(*args: str, env: dict[str, str], timeout: float) -> subprocess.C
 def test_payload_is_py38_and_standalone() -> None:
     """It runs inside other interpreters: 3.8 syntax, stdlib + torch (+ its frameworks), nothing from envguard."""
     tree = ast.parse(PAYLOAD.read_text(), feature_version=(3, 8))
-    allowed_lazy = {"torch", "tensorflow", "jax"}
+    allowed_lazy = {"torch", "tensorflow", "jax", "onnx", "onnxruntime"}
     top_level = {id(node) for node in tree.body}
     future_annotations = any(
         isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
@@ -212,6 +212,25 @@ def test_optional_frameworks_skip_when_absent(case: str) -> None:
         assert doc["framework"].startswith(f"{case} ")
 
 
+def test_export_passes_at_level_2_and_matches_eager() -> None:
+    result = _run("export", "--level", "2", "--device", "cpu")
+    assert result.returncode == 0, result.stderr[-3000:]
+    doc = _doc(result)
+    assert doc["status"] == "passed", doc
+    assert doc["device"] == "cpu"
+    assert doc["framework"] == f"torch {doc['torch']}"
+    m = doc["metrics"]
+    assert m["export_s"] > 0
+    assert m["max_abs_diff_export"] <= 1e-5
+    assert set(doc["digests"]) == {"output[float32,cpu]"}
+    assert doc["detail"].startswith("torch.export on cpu matches eager")
+    if "max_abs_diff_onnx" in m:
+        assert m["max_abs_diff_onnx"] <= 1e-4
+        assert "ONNX under onnxruntime " in doc["detail"]
+    else:
+        assert doc["detail"].endswith("ONNX parity skipped: onnx/onnxruntime not installed")
+
+
 def test_bad_arguments_give_an_error_document() -> None:
     result = _run("no-such-case", "--level", "1")
     doc = _doc(result)
@@ -279,6 +298,14 @@ def test_wrong_backward_fails_gradcheck_naming_the_op() -> None:
     doc = _doc(_run("gradcheck", "--level", "1", "--device", "cpu", env=env))
     assert doc["status"] == "failed", doc
     assert doc["detail"].startswith("gradcheck failed for injected_wrong_backward (")
+
+
+def test_export_mismatch_fails_naming_the_difference() -> None:
+    env = _env(ENVGUARD_SMOKE_INJECT="mismatch:export")
+    doc = _doc(_run("export", "--level", "1", "--device", "cpu", env=env))
+    assert doc["status"] == "failed", doc
+    assert doc["detail"].startswith("torch.export: the exported program differs from eager (max abs difference ")
+    assert doc["metrics"]["max_abs_diff_export"] >= 1e-3 * 0.99
 
 
 def test_ddp_rank_exit_ends_the_run_within_the_timeout() -> None:
