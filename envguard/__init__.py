@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from envguard._version import __version__
 
 if TYPE_CHECKING:
-    from envguard.fingerprint import Fingerprint
+    from envguard.fingerprints import Fingerprint
 
 __all__ = ["__version__", "fingerprint", "record"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from envguard import app
 from envguard.errors import EnvguardError
-from envguard.fingerprint import Fingerprint
+from envguard.fingerprints import Fingerprint
 
 __all__ = ["fingerprint", "record"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from envguard.errors import InputError, SnapshotError, TargetPythonError
 from envguard.findings import Report
-from envguard.fingerprint import Fingerprint, fingerprint_of
+from envguard.fingerprints import Fingerprint, fingerprint_of
 from envguard.matrix import Matrices, load_matrices
 from envguard.probes import ProbeContext, collect_snapshot
 from envguard.query import CudaAnswer, TorchCandidate, cuda_for_driver, resolve_gpu, torch_candidates

@@ -374,7 +374,7 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def fingerprint_diff(files: tuple[str, ...], fmt: str) -> None:
     """Name each component that differs between fingerprints; with many files, group nodes and name outliers."""
-    from envguard.fingerprint import diff, fleet
+    from envguard.fingerprints import diff, fleet
     from envguard.formatters.smoke import diff_json, diff_text, fleet_text
 
     try:

@@ -42,3 +42,15 @@ def test_trackers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "wandb", None)  # "not installed"
     with pytest.raises(EnvguardError, match="needs wandb"):
         envguard.record(wandb=True)
+
+
+def test_api_names_are_not_shadowed_by_submodules() -> None:
+    """Importing a submodule sets it as a package attribute: none may be named like an API function."""
+    import envguard.api
+    import envguard.app
+    import envguard.fingerprints  # noqa: F401 # reason: imported for its side effect on the package
+
+    for name in envguard.__all__:
+        assert not isinstance(getattr(envguard, name), types.ModuleType), name
+    package = Path(envguard.__file__).parent
+    assert not any((package / f"{name}.py").exists() or (package / name).is_dir() for name in envguard.__all__)

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from envguard.cli import main
-from envguard.fingerprint import FINGERPRINT_SCHEME, Fingerprint, diff, fingerprint_of, fleet, make_fingerprint
+from envguard.fingerprints import FINGERPRINT_SCHEME, Fingerprint, diff, fingerprint_of, fleet, make_fingerprint
 from envguard.smoke.base import SmokeResult, SmokeRun, SmokeStatus
 from envguard.snapshot import ComponentVersion
 from tests.fakes import gpu, make_snapshot, torch_build

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from envguard.fingerprint import Difference, Fingerprint, FleetGroup
+from envguard.fingerprints import Difference, Fingerprint, FleetGroup
 from envguard.formatters.base import RESULT_VERSION
 from envguard.smoke.base import SmokeRun, SmokeStatus
 
