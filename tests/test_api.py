@@ -48,7 +48,7 @@ def test_api_names_are_not_shadowed_by_submodules() -> None:
     """Importing a submodule sets it as a package attribute: none may be named like an API function."""
     import envguard.api
     import envguard.app
-    import envguard.fingerprints  # noqa: F401 # reason: imported for its side effect on the package
+    import envguard.fingerprints  # imported for its side effect on the package
 
     for name in envguard.__all__:
         assert not isinstance(getattr(envguard, name), types.ModuleType), name
