@@ -135,3 +135,32 @@ def test_truncated_real_reports(case: Path, cut: int) -> None:
     except SnapshotError:
         return
     run_rules(snapshot, load_matrices())
+
+
+CAPTURES = Path(__file__).parent / "data" / "captures"
+
+
+@pytest.mark.parametrize(
+    ("relpath", "check"),
+    [
+        ("nvcc/12.5.82-linux.txt", lambda s: s.toolkit_list()[0].version == "12.5"),
+        ("nvidia-smi-misc/list-gpus-titan-v-plus-rtx-5880-ada.txt",
+         lambda s: [g.name for g in s.gpu_list()] == ["NVIDIA TITAN V", "NVIDIA RTX 5880 Ada Generation"]),
+        ("nvidia-smi-query-gpu/titan-v-plus-rtx-5880-ada-driver-570.86.15-compute_cap-compute_mode-driver_version"
+         "-name-index.txt", lambda s: [g.compute_capability for g in s.gpu_list()] == ["7.0", "8.9"]),
+        ("cudnn-version-h/cudnn-8.2.1-grep-CUDNN_MAJOR-A2.txt", lambda s: s.cudnn[0].version == "8.2.1"),
+        ("proc-driver-nvidia-version/open-565.57.01-x86_64-ubuntu24.04.txt",
+         lambda s: s.driver.version == "565.57.01"),
+    ],
+)
+def test_other_tool_outputs_are_facts(relpath: str, check: object) -> None:
+    snapshot, _ = parse_report((CAPTURES / relpath).read_text(encoding="utf-8"), relpath)
+    assert callable(check) and check(snapshot), snapshot
+
+
+def test_two_messages_of_one_cause_make_one_finding() -> None:
+    text = (CAPTURES / "nvidia-smi" / "failure-wsl2-couldnt-communicate-failed-to-shut-down-nvml.txt").read_text()
+    snapshot, _ = parse_report(text, "wsl")
+    findings = run_rules(snapshot, load_matrices()).findings
+    assert [f.code for f in findings] == ["driver-missing"]
+    assert len(findings[0].evidence) == 2

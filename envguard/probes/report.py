@@ -102,7 +102,7 @@ class _Facts:
 
     values: dict[str, tuple[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    gpus: list[tuple[str, str, int | None]] = field(default_factory=list)
+    gpus: list[tuple[str, str, int | None, str | None]] = field(default_factory=list)
     packages: dict[str, tuple[str, str]] = field(default_factory=dict)
     cudnn: list[tuple[str, str]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
@@ -122,10 +122,10 @@ class _Facts:
     def get(self, key: str) -> tuple[str, str] | None:
         return self.values.get(key)
 
-    def gpu(self, name: str, source: str, memory: int | None = None) -> None:
+    def gpu(self, name: str, source: str, memory: int | None = None, cc: str | None = None) -> None:
         name = name.strip().strip("`").strip()
         if name and all(_norm(name) != _norm(g[0]) for g in self.gpus):
-            self.gpus.append((name, source, memory))
+            self.gpus.append((name, source, memory, cc))
 
     def package(self, name: str, version: str, source: str) -> None:
         version = version.strip().strip("`'\"")
@@ -184,6 +184,7 @@ def parse_report(text: str, name: str = "<report>") -> tuple[Snapshot, tuple[str
         facts.put("driver_cuda", smi.cuda_version, "nvidia-smi table")
         for gpu in smi.gpus:
             facts.gpu(gpu.name, "nvidia-smi table", gpu.memory_total_mib)
+    _tool_outputs("\n".join(lines), facts)
     facts.errors = [ln.strip()[:500] for ln in lines if _ERROR_HINT.search(ln)][:200]
     snapshot = _assemble(facts, name)
     if not _has_facts(snapshot):
@@ -205,6 +206,35 @@ def _from_json(text: str, name: str) -> Snapshot | None:
         return Snapshot.from_dict(data)
     except SnapshotError as exc:
         raise SnapshotError(f"{name}: {exc}") from exc
+
+
+def _tool_outputs(text: str, facts: _Facts) -> None:
+    """Other tool outputs people paste: nvcc --version, nvidia-smi -L / --query-gpu CSV / --version,
+    cudnn_version.h, /proc/driver/nvidia/version, jax.print_environment_info()."""
+    nvcc = parsers.parse_nvcc_version(text)
+    if nvcc is not None:
+        facts.put("cuda_runtime", nvcc[1] or nvcc[0], "nvcc --version")
+    for gpu in parsers.parse_nvidia_smi_list(text):
+        facts.gpu(gpu.name, "nvidia-smi -L")
+    if "," in text:
+        for gpu in parsers.gpus_from_query_csv(text, "nvidia-smi --query-gpu"):
+            facts.gpu(gpu.name, gpu.source, gpu.memory_total_mib, gpu.compute_capability)
+        facts.put("driver", parsers.driver_from_query_csv(text), "nvidia-smi --query-gpu")
+    smi_version = parsers.parse_nvidia_smi_version(text)
+    if smi_version != (None, None, None):
+        _smi, driver, cuda = smi_version
+        facts.put("driver", driver, "nvidia-smi --version")
+        facts.put("driver_cuda", cuda, "nvidia-smi --version")
+    cudnn = parsers.parse_cudnn_version_header(text)
+    if cudnn is not None:
+        facts.cudnn.append((cudnn, "cudnn_version.h"))
+    proc = parsers.parse_proc_driver_version(text)
+    if proc is not None:
+        facts.put("kernel_module", proc[0], "/proc/driver/nvidia/version")
+    for line in text.splitlines():
+        match = re.match(r"^\s*(jax|jaxlib)\s*:\s*(\d[\w.+]*)\s*$", line)
+        if match:
+            facts.package(match.group(1), match.group(2), f"jax.print_environment_info: {match.group(1)}")
 
 
 def _key_values(lines: list[str], facts: _Facts) -> None:
@@ -392,10 +422,11 @@ def _assemble(facts: _Facts, name: str) -> Snapshot:  # reason: one branch per f
     gpu_names = list(facts.gpus)
     if not gpu_names and get("gpu_prose"):
         value, source = get("gpu_prose")  # type: ignore[misc] # reason: checked just above
-        gpu_names.append((value, source, None))
+        gpu_names.append((value, source, None, None))
     gpus: tuple[GpuInfo, ...] | Unavailable
     if gpu_names:
-        gpus = tuple(GpuInfo(index=i, name=n, source=s, memory_total_mib=m) for i, (n, s, m) in enumerate(gpu_names))
+        gpus = tuple(GpuInfo(index=i, name=n, source=s, memory_total_mib=m, compute_capability=c)
+                     for i, (n, s, m, c) in enumerate(gpu_names))
     else:
         gpus = Unavailable("the report names no GPU", ("report",), NOT_REPORTED)
     toolkits: tuple[CudaToolkit, ...] | Unavailable = Unavailable(
@@ -507,6 +538,7 @@ def _frameworks(facts: _Facts, system: str | None, gpu_seen: bool) -> Iterator[F
 def _has_facts(snapshot: Snapshot) -> bool:
     return bool(
         snapshot.frameworks or snapshot.packages or snapshot.gpu_list() or snapshot.observed_errors
+        or snapshot.toolkit_list() or not isinstance(snapshot.cudnn, Unavailable)
         or not isinstance(snapshot.driver, Unavailable) or not isinstance(snapshot.python, Unavailable)
         or snapshot.driver.code not in (None, NOT_REPORTED)
     )

@@ -51,10 +51,11 @@ def _excerpt(match: SignatureMatch, width: int = 160) -> str:
 
 def merge_corroborated(findings: list[Finding]) -> list[Finding]:
     """A message that confirms a fact-based finding becomes evidence of it, not a second finding."""
-    facts = [f for f in findings if f.subject != SUBJECT]
-    out = list(facts)
+    out = [f for f in findings if f.subject != SUBJECT]
     for finding in (f for f in findings if f.subject == SUBJECT):
-        twin = next((i for i, f in enumerate(out) if f.code == finding.code and f.subject != SUBJECT), None)
+        # A fact-based finding of the same code absorbs the message; so does an earlier message of that code.
+        twin = next((i for i, f in enumerate(out) if f.code == finding.code and f.subject != SUBJECT),
+                    next((i for i, f in enumerate(out) if f.code == finding.code), None))
         if twin is None:
             out.append(finding)
         else:
