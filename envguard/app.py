@@ -15,6 +15,7 @@ from envguard.findings import Report
 from envguard.fingerprints import Fingerprint, fingerprint_of
 from envguard.matrix import Matrices, load_matrices
 from envguard.probes import ProbeContext, collect_snapshot
+from envguard.probes.nvml import ThrottleSampler
 from envguard.query import CudaAnswer, TorchCandidate, cuda_for_driver, resolve_gpu, torch_candidates
 from envguard.rules import run_rules
 from envguard.rules.signatures import Explanation, explain
@@ -250,9 +251,27 @@ def smoke(
     environ = dict(os.environ if env is None else env)
     snapshot, _notes = take_snapshot(probe, environ)
     python = resolve_python(probe.target_python, environ)
+    if dist.nproc_per_node is None:
+        gpus = len(snapshot.gpu_list())
+        dist = dataclasses.replace(dist, nproc_per_node=gpus if gpus >= 2 else 2)
     options = SuiteOptions(python, level, cases, timeout_s, device, dist, environ)
-    run = run_suite(_subprocess.run, options, on_event)
-    run = annotate_peaks(run, snapshot, load_matrices(env=environ))
+    sampler: list[ThrottleSampler] = []
+    throttled: dict[str, tuple[str, ...]] = {}
+
+    def watch(case: str, result: SmokeResult | None) -> None:
+        # NOTE: clock-event reasons are sampled while the GPU-bound perf case runs, not after it.
+        if case == "perf" and snapshot.gpu_list():
+            if result is None:
+                sampler.append(ThrottleSampler().start())
+            elif sampler:
+                reasons = sampler.pop().stop()
+                if reasons:
+                    throttled[case] = reasons
+        if on_event is not None:
+            on_event(case, result)
+
+    run = run_suite(_subprocess.run, options, watch)
+    run = annotate_peaks(run, snapshot, load_matrices(env=environ), throttled)
     return run, fingerprint_of(snapshot, run)
 
 

@@ -272,7 +272,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
               help="Seconds each case may take (default by level: 120/300/900); a hung case is killed.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
-@click.option("--nproc-per-node", type=click.IntRange(1), default=2, show_default=True, help="DDP ranks per node.")
+@click.option("--nproc-per-node", type=click.IntRange(1), default=None,
+              help="DDP ranks per node (default: every GPU when there are two or more, else 2 on the CPU).")
 @click.option("--nnodes", type=click.IntRange(1), default=1, show_default=True, help="DDP nodes (multi-node).")
 @click.option("--node-rank", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--rdzv-endpoint", metavar="HOST:PORT", help="c10d rendezvous endpoint for multi-node DDP.")
@@ -282,7 +283,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--force", is_flag=True, help="Overwrite --junit/--fingerprint-out files.")
 def smoke(
     target_python: str, level: int, only: tuple[str, ...], skip: tuple[str, ...], timeout_s: float | None,
-    device: str, nproc_per_node: int, nnodes: int, node_rank: int, rdzv_endpoint: str | None, fmt: str,
+    device: str, nproc_per_node: int | None, nnodes: int, node_rank: int, rdzv_endpoint: str | None, fmt: str,
     junit_file: str | None, fingerprint_out: str | None, force: bool,
 ) -> None:
     """Run a short real training suite (AMP, DDP, dataloader, determinism, gradcheck, perf) and fingerprint it.

@@ -132,3 +132,16 @@ def test_percent_of_peak_and_pcie() -> None:
     assert round(loader.metrics["pct_of_pcie_h2d_pinned"]) == 40  # 25.2 of 63.0 GB/s (gen 5 x16)
     assert "x8 of x16 (degraded)" in loader.detail
     assert amp == run.results[2]
+
+
+def test_throttling_seen_during_perf_is_reported() -> None:
+    from envguard.matrix import load_matrices
+    from envguard.smoke.base import SmokeResult, SmokeRun
+    from envguard.smoke.peaks import annotate
+    from tests.fakes import H100_590, make_snapshot
+
+    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[H100_590])
+    run = SmokeRun(1, "py", (SmokeResult("perf", SmokeStatus.PASSED, 5.0, "matmul", {"tflops_bf16": 500.0}),), 5.0)
+    (perf,) = annotate(run, snap, load_matrices(), {"perf": ("hardware thermal slowdown",)}).results
+    assert "GPU clocks slowed down during the run: hardware thermal slowdown" in perf.detail
+    assert perf.metrics["throttled"] == 1.0

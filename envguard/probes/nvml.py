@@ -146,3 +146,81 @@ def _gpu(lib: Any, index: int) -> GpuInfo:
 
 def _int(value: Any) -> int | None:
     return int(value) if value is not None else None
+
+
+# ---- clock-event (throttle) reasons, sampled while a GPU workload runs --------------------------
+
+#: Reasons that mean the GPU slowed down (idle, application clocks and sync boost are not faults).
+#: Bit values of the clock-event (formerly "throttle") reason masks in nvml.h.
+THROTTLE_REASONS = {
+    0x4: "software power cap",
+    0x8: "hardware slowdown",
+    0x20: "software thermal slowdown",
+    0x40: "hardware thermal slowdown",
+    0x80: "hardware power brake",
+}
+
+
+def throttle_mask(lib: Any = None) -> int | None:
+    """OR of the current clock-event reasons of every GPU, or None when NVML cannot tell."""
+    if lib is None:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                import pynvml
+        except ImportError:
+            return None
+        lib = pynvml
+    try:
+        lib.nvmlInit()
+    except Exception:  # reason: no driver is "cannot tell", not a crash
+        return None
+    try:
+        getter = getattr(lib, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
+            lib, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
+        if getter is None:
+            return None
+        mask = 0
+        for i in range(int(lib.nvmlDeviceGetCount())):
+            value = _optional(lib, getter.__name__, lib.nvmlDeviceGetHandleByIndex(i))
+            mask |= int(value or 0)
+        return mask
+    except Exception:  # reason: a failed query is "cannot tell"
+        return None
+    finally:
+        _optional(lib, "nvmlShutdown")
+
+
+def describe_throttle(mask: int) -> tuple[str, ...]:
+    """The slowdown reasons set in a clock-event mask."""
+    return tuple(text for bit, text in THROTTLE_REASONS.items() if mask & bit)
+
+
+class ThrottleSampler:
+    """Samples the throttle mask every ``interval_s`` in a daemon thread until stopped."""
+
+    def __init__(self, interval_s: float = 0.5, lib: Any = None) -> None:
+        self.interval_s = interval_s
+        self.lib = lib
+        self.mask: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="envguard-throttle", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            value = throttle_mask(self.lib)
+            if value is None:
+                return
+            self.mask = (self.mask or 0) | value
+            self._stop.wait(self.interval_s)
+
+    def start(self) -> ThrottleSampler:
+        """Begin sampling."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> tuple[str, ...] | None:
+        """Stop; the slowdown reasons seen (None when NVML could not tell)."""
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return None if self.mask is None else describe_throttle(self.mask)

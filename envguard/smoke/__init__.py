@@ -29,7 +29,8 @@ DEFAULT_TIMEOUT = {1: 120.0, 2: 300.0, 3: 900.0}
 class DistOptions:
     """What the DDP case hands to torch.distributed.run."""
 
-    nproc_per_node: int = 2
+    #: Ranks per node; None = every GPU on a machine with two or more, else 2 (gloo on the CPU).
+    nproc_per_node: int | None = None
     nnodes: int = 1
     node_rank: int = 0
     rdzv_endpoint: str | None = None
@@ -74,7 +75,7 @@ def _argv(case: SmokeCase, payload: str, options: SuiteOptions) -> tuple[str, ..
         return (options.target_python, *tail)
     dist = options.dist
     endpoint = dist.rdzv_endpoint or f"127.0.0.1:{_free_port()}"
-    return (options.target_python, "-m", "torch.distributed.run", f"--nproc-per-node={dist.nproc_per_node}",
+    return (options.target_python, "-m", "torch.distributed.run", f"--nproc-per-node={dist.nproc_per_node or 2}",
             f"--nnodes={dist.nnodes}", f"--node-rank={dist.node_rank}", "--rdzv-backend=c10d",
             f"--rdzv-endpoint={endpoint}", "--max-restarts=0", *tail)
 

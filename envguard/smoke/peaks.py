@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 from envguard.matrix import GpuPeak, Matrices
 from envguard.smoke.base import SmokeResult, SmokeRun
@@ -29,8 +30,11 @@ def _peak_for(gpu: GpuInfo, matrices: Matrices) -> GpuPeak | None:
     return row
 
 
-def annotate(run: SmokeRun, snapshot: Snapshot, matrices: Matrices) -> SmokeRun:
-    """Add pct_of_peak_* metrics to perf and pct_of_pcie to the pinned host-to-device copy (GPU runs only)."""
+def annotate(
+    run: SmokeRun, snapshot: Snapshot, matrices: Matrices, throttled: Mapping[str, tuple[str, ...]] | None = None,
+) -> SmokeRun:
+    """Add pct_of_peak_* metrics to perf, pct_of_pcie to the pinned host-to-device copy, and the clock
+    slowdown reasons NVML reported while a case ran (GPU runs only)."""
     gpus = snapshot.gpu_list()
     if not gpus:
         return run
@@ -56,6 +60,10 @@ def annotate(run: SmokeRun, snapshot: Snapshot, matrices: Matrices) -> SmokeRun:
                 notes.append(f"pinned H2D {100.0 * pinned / link:.0f}% of the PCIe link ({link:.1f} GB/s)")
             if gpu.pcie_link_width_max and gpu.pcie_link_width < gpu.pcie_link_width_max:
                 notes.append(f"PCIe link runs x{gpu.pcie_link_width} of x{gpu.pcie_link_width_max} (degraded)")
+        reasons = (throttled or {}).get(result.case)
+        if reasons:
+            notes.append(f"GPU clocks slowed down during the run: {', '.join(reasons)}")
+            metrics["throttled"] = 1.0
         if notes:
             detail = "; ".join(filter(None, [result.detail, *notes]))
             results.append(dataclasses.replace(result, metrics=metrics, detail=detail))

@@ -112,6 +112,14 @@ class FakeNvml:
     def nvmlShutdown(self) -> None:
         self._enter("nvmlShutdown")
 
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: object) -> int:
+        self._enter("nvmlDeviceGetCurrentClocksEventReasons")
+        return 0x1  # GPU idle
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle: object) -> int:
+        self._enter("nvmlDeviceGetCurrentClocksThrottleReasons")
+        return 0x1
+
     def nvmlSystemGetDriverVersion(self) -> str | bytes:
         self._enter("nvmlSystemGetDriverVersion")
         return self.driver
@@ -202,7 +210,7 @@ def test_fake_h100_values_match_the_real_captures() -> None:
 def test_fake_has_every_function_envguard_calls_and_the_real_pynvml_has_them_too() -> None:
     used = set(re.findall(r"\bnvml[A-Z]\w*", inspect.getsource(nvml_module)))
     fake = {n for n in dir(FakeNvml) if re.match(r"nvml[A-Z]", n)}
-    assert len(used) == 19
+    assert len(used) == 21
     assert used == fake
     assert fake <= set(dir(pynvml)), sorted(fake - set(dir(pynvml)))
 
@@ -389,3 +397,41 @@ def test_real_pynvml_without_a_driver() -> None:
         ("NVML",),
         "nvml-library-not-found",
     )
+
+
+def test_throttle_sampler_reports_slowdowns_seen_while_running() -> None:
+    from envguard.probes.nvml import ThrottleSampler, describe_throttle, throttle_mask
+
+    masks = iter([0x1, 0x1 | 0x40, 0x4])  # idle, then thermal, then power cap
+
+    class Lib:
+        NVMLError = pynvml.NVMLError
+
+        def nvmlInit(self) -> None: ...
+        def nvmlShutdown(self) -> None: ...
+        def nvmlDeviceGetCount(self) -> int:
+            return 1
+
+        def nvmlDeviceGetHandleByIndex(self, i: int) -> int:
+            return i
+
+        def nvmlDeviceGetCurrentClocksEventReasons(self, handle: int) -> int:
+            return next(masks, 0x1)
+
+    lib = Lib()
+    assert throttle_mask(lib) == 0x1
+    sampler = ThrottleSampler(interval_s=0.01, lib=lib).start()
+    time.sleep(0.2)
+    assert sampler.stop() == ("software power cap", "hardware thermal slowdown")
+    assert describe_throttle(0x1 | 0x10) == ()  # idle and sync boost are not slowdowns
+
+
+def test_throttle_mask_without_nvml_is_unknown() -> None:
+    from envguard.probes.nvml import ThrottleSampler, throttle_mask
+
+    class NoDriver:
+        def nvmlInit(self) -> None:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND)
+
+    assert throttle_mask(NoDriver()) is None
+    assert ThrottleSampler(0.01, NoDriver()).start().stop() is None
