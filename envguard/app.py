@@ -9,20 +9,22 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from envguard.errors import InputError, SnapshotError, TargetPythonError
 from envguard.findings import Report
-from envguard.fingerprints import Fingerprint, fingerprint_of
 from envguard.matrix import Matrices, load_matrices
 from envguard.probes import ProbeContext, collect_snapshot
-from envguard.probes.nvml import ThrottleSampler
-from envguard.query import CudaAnswer, TorchCandidate, cuda_for_driver, resolve_gpu, torch_candidates
 from envguard.rules import run_rules
-from envguard.rules.signatures import Explanation, explain
-from envguard.smoke import DistOptions, SuiteOptions, run_suite
-from envguard.smoke.base import SmokeResult, SmokeRun
-from envguard.smoke.peaks import annotate as annotate_peaks
 from envguard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    # NOTE: imported where used, so that `envguard check` does not pay for smoke, queries and fingerprints.
+    from envguard.fingerprints import Fingerprint
+    from envguard.query import CudaAnswer, TorchCandidate
+    from envguard.rules.signatures import Explanation
+    from envguard.smoke import DistOptions
+    from envguard.smoke.base import SmokeResult, SmokeRun
 
 #: Largest snapshot file envguard reads (a real one is tens of kB).
 MAX_SNAPSHOT_BYTES = 32 << 20
@@ -205,6 +207,7 @@ def explain_text(
 ) -> Explanation:
     """Recognise error messages in ``text``; check each cause against a report, a snapshot or this machine."""
     from envguard.probes.report import normalize_report
+    from envguard.rules.signatures import explain
 
     matrices = load_matrices()
     facts: Report | None = None
@@ -221,6 +224,8 @@ def matrix_torch(
     *, driver: str | None, gpu: str | None, cc: str | None, python: str | None, system: str,
 ) -> tuple[tuple[TorchCandidate, ...], str | None]:
     """torch candidates for the constraints, and the compute capability the GPU resolved to."""
+    from envguard.query import resolve_gpu, torch_candidates
+
     matrices = load_matrices()
     resolved, _how = resolve_gpu(matrices, gpu, cc)
     return torch_candidates(matrices, driver=driver, cc=resolved, python=python, system=system), resolved
@@ -228,6 +233,8 @@ def matrix_torch(
 
 def matrix_cuda(driver: str, system: str) -> CudaAnswer:
     """What CUDA a driver runs."""
+    from envguard.query import cuda_for_driver
+
     return cuda_for_driver(load_matrices(), driver, system)
 
 
@@ -247,6 +254,10 @@ def smoke(
 ) -> tuple[SmokeRun, Fingerprint]:
     """Run the smoke suite in the target interpreter and fingerprint the environment with its results."""
     from envguard import _subprocess
+    from envguard.fingerprints import fingerprint_of
+    from envguard.probes.nvml import ThrottleSampler
+    from envguard.smoke import SuiteOptions, run_suite
+    from envguard.smoke.peaks import annotate as annotate_peaks
 
     environ = dict(os.environ if env is None else env)
     snapshot, _notes = take_snapshot(probe, environ)
@@ -277,6 +288,8 @@ def smoke(
 
 def environment_fingerprint(probe: ProbeOptions, env: Mapping[str, str] | None = None) -> Fingerprint:
     """The fingerprint of this machine and the target interpreter (no smoke results)."""
+    from envguard.fingerprints import fingerprint_of
+
     snapshot, _notes = take_snapshot(probe, env)
     return fingerprint_of(snapshot)
 
@@ -286,6 +299,8 @@ def read_fingerprint(path: str) -> Fingerprint:
 
     :raises InputError: unreadable, not JSON, or not a fingerprint.
     """
+    from envguard.fingerprints import Fingerprint
+
     text, name = read_text_input(path, what="fingerprint")
     try:
         data = json.loads(text)
