@@ -1,0 +1,302 @@
+"""Shared machinery of the matrix loaders: provenance types, the row-error collector, file loading."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import logging
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from envguard.errors import MatrixError, MatrixSchemaError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
+
+logger = logging.getLogger("envguard.matrix")
+
+MATRIX_SCHEMA: Final = 1
+MATRIX_NAMES: Final = (
+    "cuda-driver", "gpu-arch", "torch", "tensorflow", "errors",
+    "jax", "cudnn", "nccl", "cuda-images", "gpu-peaks", "paddle",
+)
+CONFIDENCE: Final = ("official", "transcribed", "derived")
+#: A row's source entries: documents by URL, or a distribution's own metadata (wheel METADATA /
+#: Requires-Dist), cited by name and version so no package-index hostname is written here.
+SOURCE_PREFIXES: Final = ("https://", "package metadata: ")
+META_KEYS: Final = {"schema_version", "name", "source", "retrieved", "description"}
+
+
+
+class VerbatimVersion(Version):
+    """A Version that prints as written (NVIDIA spells 580.65.06, which PEP 440 prints as 580.65.6)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self._text = text
+
+    def __str__(self) -> str:
+        return self._text
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixMeta:
+    """Provenance of one matrix file."""
+
+    name: str
+    schema_version: int
+    source: str
+    retrieved: dt.date
+    description: str
+
+    def describe(self) -> str:
+        """``"torch v1 (retrieved 2026-11-30)"``."""
+        return f"{self.name} v{self.schema_version} (retrieved {self.retrieved.isoformat()})"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a row's facts come from."""
+
+    source: str
+    confidence: str
+    note: str | None = None
+
+
+
+def norm_gpu(name: str) -> str:
+    text = name.strip().lower()
+    for prefix in ("nvidia ",):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return " ".join(text.replace("-", " ").split())
+
+
+class Collector:
+    """Collects every row error of one file, so they are reported together."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.errors: list[str] = []
+
+    def error(self, where: str, message: str) -> None:
+        self.errors.append(f"{self.name}.toml {where}: {message}")
+
+    def version(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> Version | None:
+        value = row.get(key)
+        if value is None:
+            if required:
+                self.error(where, f"missing {key!r}")
+            return None
+        if not isinstance(value, str):
+            self.error(where, f"{key!r} must be a string, got {value!r}")
+            return None
+        try:
+            return VerbatimVersion(value)
+        except InvalidVersion:
+            self.error(where, f"{key!r} is not a version: {value!r}")
+            return None
+
+    def string(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+        value = row.get(key)
+        if value is None:
+            if required:
+                self.error(where, f"missing {key!r}")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.error(where, f"{key!r} must be a non-empty string, got {value!r}")
+            return None
+        return value
+
+    def specifier(self, row: Mapping[str, Any], key: str, where: str) -> SpecifierSet:
+        value = self.string(row, key, where, required=True)
+        try:
+            return SpecifierSet(value or "")
+        except InvalidSpecifier:
+            self.error(where, f"{key!r} is not a PEP 440 specifier: {value!r}")
+            return SpecifierSet()
+
+    def cc_list(self, row: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+        value = row.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) and is_cc(v) for v in value):
+            self.error(where, f"{key!r} must be a list of compute capabilities like '8.6', got {value!r}")
+            return None
+        return tuple(value)
+
+    def flag(self, row: Mapping[str, Any], key: str, where: str) -> bool | None:
+        value = row.get(key)
+        if value is not None and not isinstance(value, bool):
+            self.error(where, f"{key!r} must be true or false")
+            return None
+        return value
+
+    def prov(self, row: Mapping[str, Any], where: str) -> Provenance:
+        source = self.string(row, "source", where, required=True) or ""
+        if source and not all(part.strip().startswith(SOURCE_PREFIXES) for part in source.split(" ; ")):
+            self.error(where, f"source must be https URLs or 'package metadata: NAME VERSION' entries separated "
+                              f"by ' ; ', got {source!r}")
+        confidence = self.string(row, "confidence", where, required=True) or ""
+        if confidence and confidence not in CONFIDENCE:
+            self.error(where, f"confidence must be one of {CONFIDENCE}, got {confidence!r}")
+        return Provenance(source, confidence, self.string(row, "note", where))
+
+    def keys(self, row: Mapping[str, Any], allowed: set[str], where: str) -> None:
+        unknown = sorted(set(row) - allowed)
+        if unknown:
+            self.error(where, f"unknown key(s) {', '.join(unknown)}")
+
+    def rows(self, data: Mapping[str, Any], table: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        value = data.get(table, [])
+        if not isinstance(value, list):
+            self.error(table, "must be an array of tables")
+            return
+        for i, row in enumerate(value):
+            where = f"[[{table}]] #{i + 1}"
+            if not isinstance(row, Mapping):
+                self.error(where, "must be a table")
+                continue
+            yield where, row
+
+    def integer(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> int | None:
+        value = row.get(key)
+        if value is None:
+            if required:
+                self.error(where, f"missing {key!r}")
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.error(where, f"{key!r} must be an integer, got {value!r}")
+            return None
+        return value
+
+    def number(self, row: Mapping[str, Any], key: str, where: str) -> float | None:
+        value = row.get(key)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            self.error(where, f"{key!r} must be a non-negative number, got {value!r}")
+            return None
+        return float(value)
+
+    def date(self, row: Mapping[str, Any], key: str, where: str) -> dt.date | None:
+        value = row.get(key)
+        if value is None:
+            return None
+        if isinstance(value, dt.datetime) or not isinstance(value, dt.date):
+            self.error(where, f"{key!r} must be a TOML date, got {value!r}")
+            return None
+        return value
+
+    def strings(self, row: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = row.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            self.error(where, f"{key!r} must be a list of non-empty strings, got {value!r}")
+            return ()
+        return tuple(value)
+
+    def integers(self, row: Mapping[str, Any], key: str, where: str) -> tuple[int, ...]:
+        value = row.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            self.error(where, f"{key!r} must be a list of integers, got {value!r}")
+            return ()
+        return tuple(value)
+
+    def optional_specifier(self, row: Mapping[str, Any], key: str, where: str) -> SpecifierSet | None:
+        if row.get(key) is None:
+            return None
+        value = self.string(row, key, where)
+        if value is None:
+            return None
+        try:
+            return SpecifierSet(value)
+        except InvalidSpecifier:
+            self.error(where, f"{key!r} is not a PEP 440 specifier: {value!r}")
+            return None
+
+    def cc(self, row: Mapping[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
+        value = self.string(row, key, where, required=required)
+        if value is not None and not is_cc(value):
+            self.error(where, f"{key!r} must look like '8.6', got {value!r}")
+            return None
+        return value
+
+
+def is_cc(text: str) -> bool:
+    major, _, minor = text.partition(".")
+    return major.isdigit() and minor.isdigit()
+
+
+def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[str, Any], Collector], Any]) -> Any:
+    node = root / f"{name}.toml"
+    try:
+        raw = node.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
+    version = data.get("schema_version")
+    if version != MATRIX_SCHEMA:
+        raise MatrixError(
+            f"matrix {name}.toml has schema_version {version!r}; this envguard reads {MATRIX_SCHEMA}"
+        )
+    col = Collector(name)
+    retrieved = data.get("retrieved")
+    if not isinstance(retrieved, dt.date):
+        col.error("header", "retrieved must be a TOML date")
+        retrieved = dt.date.min
+    meta = MatrixMeta(
+        name=col.string(data, "name", "header", required=True) or name,
+        schema_version=MATRIX_SCHEMA,
+        source=col.string(data, "source", "header", required=True) or "",
+        retrieved=retrieved,
+        description=col.string(data, "description", "header") or "",
+    )
+    if meta.name != name:
+        col.error("header", f"name {meta.name!r} does not match the file name")
+    result = parse(meta, data, col)
+    if col.errors:
+        raise MatrixSchemaError(f"{len(col.errors)} problem(s) in the matrices:\n  " + "\n  ".join(col.errors))
+    logger.info("loaded matrix %s from %s", meta.describe(), root)
+    return result
+
+
+PROV_KEYS = {"source", "confidence", "note"}
+
+
+def series_version(text: str, col: Collector) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        col.error("release", f"version {text!r} is not a version")
+        return Version("0")
+
+
+def check_order(values: list[Version], col: Collector, table: str, key: str) -> None:
+    for i, (a, b) in enumerate(itertools.pairwise(values)):
+        if b >= a:
+            col.error(f"[[{table}]] #{i + 2}",
+                      f"{key} {b} must be older than the row before it ({a}): newest first, no duplicates")
+
+
+def check_unique(values: list[Any], col: Collector, table: str, key: str) -> None:
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            col.error(f"[[{table}]]", f"duplicate {key} {value!r}")
+        seen.add(value)
