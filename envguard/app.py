@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -84,7 +85,11 @@ def check(
     if snapshot_file is not None:
         snapshot = read_snapshot(snapshot_file)
     else:
-        snapshot, notes = take_snapshot(options, env)
+        # NOTE: probing mostly waits on subprocesses; parse the matrices every check consults meanwhile.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-matrices") as pool:
+            warm = pool.submit(lambda: (mats.cuda_driver, mats.torch, mats.tensorflow, mats.gpu_arch))
+            snapshot, notes = take_snapshot(options, env)
+            warm.result()
     return run_rules(snapshot, mats, notes=notes)
 
 
