@@ -80,3 +80,21 @@ def test_ci_runs_the_readme_command() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert _readme_test_command() in ci.splitlines()
 
+
+
+@pytest.mark.slow
+def test_wheel_ships_matrices_templates_and_in_target_scripts(tmp_path: Path) -> None:
+    """The data live beside the package in a checkout; the wheel must carry them as envguard/_data."""
+    import zipfile
+
+    result = _subprocess.run((sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)),
+                             timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (wheel,) = tmp_path.glob("envguard-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for matrix in (ROOT / "matrices").glob("*.toml"):
+        assert f"envguard/_data/matrices/{matrix.name}" in names
+    for template in (ROOT / "templates").glob("*.tmpl"):
+        assert f"envguard/_data/templates/{template.name}" in names
+    for script in ("probes/_inspect_target.py", "probes/_deep_framework.py", "smoke/_payload.py"):
+        assert f"envguard/{script}" in names
