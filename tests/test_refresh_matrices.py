@@ -218,7 +218,7 @@ def test_check_agrees_with_shipped_matrices() -> None:
     comparisons = rm.check_files([_fixture(n) for n in FIXTURES], MATRICES)
     failing = [c for c in comparisons if c.status in rm.FAILING]
     assert failing == []
-    assert {c.status for c in comparisons} == {"agree", "unrecorded"}
+    assert {c.status for c in comparisons} == {"agree"}
     agreed = {(c.package, c.version, c.field): c.matrix for c in comparisons if c.status == "agree"}
     assert agreed[("torch", "2.5.1", "pypi_default")] == "cu124"
     assert agreed[("torch", "2.5.1", "cu124.cudnn")] == "9.1.0.70"
@@ -229,17 +229,15 @@ def test_check_agrees_with_shipped_matrices() -> None:
     assert agreed[("tensorflow", "2.18.0", "and_cuda.nvidia-cudnn-cu12")] == "==9.3.0.75"
     assert agreed[("tensorflow", "2.16.1", "and_cuda.nvidia-nccl-cu12")] == "==2.19.3"
     assert sum(c.field == "python" for c in comparisons) == 5
-    # The tensorflow rows record a subset of the [and-cuda] extra: cupti is pinned but not recorded.
-    assert [(c.version, c.metadata) for c in comparisons if c.status == "unrecorded"] == [
-        ("2.18.0", "nvidia-cuda-cupti-cu12==12.5.82"),
-        ("2.16.1", "nvidia-cuda-cupti-cu12==12.3.101"),
-    ]
+    # The cupti pins of the [and-cuda] extra were added to the rows after this check first flagged them.
+    assert agreed[("tensorflow", "2.18.0", "and_cuda.nvidia-cuda-cupti-cu12")] == "==12.5.82"
+    assert agreed[("tensorflow", "2.16.1", "and_cuda.nvidia-cuda-cupti-cu12")] == "==12.3.101"
 
 
 def test_check_cli_exit_0_when_all_agree(capsys: pytest.CaptureFixture[str]) -> None:
     assert rm.main(["check", *(str(_fixture(n)) for n in FIXTURES)]) == 0
     out = capsys.readouterr().out
-    assert "summary: 39 agree, 0 differ, 0 missing, 0 unknown, 2 unrecorded" in out
+    assert "summary: 41 agree, 0 differ, 0 missing, 0 unknown, 0 unrecorded" in out
     assert "DIFFER" not in out
 
 
