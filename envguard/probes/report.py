@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from envguard._version import __version__
 from envguard.errors import SnapshotError
 from envguard.probes import parsers
+from envguard.probes.target import cuda_from_local
 from envguard.snapshot import (
     ComponentVersion,
     CudaToolkit,
@@ -472,14 +473,6 @@ def _driver(facts: _Facts) -> DriverInfo | Unavailable:
     return DriverInfo(version, cuda, source, module[0] if module else None)
 
 
-def _local_cuda(version: str) -> str | None:
-    match = re.search(r"\+cu(\d+)", version)
-    if not match:
-        return None
-    digits = match.group(1)
-    return f"{digits[:-1]}.{digits[-1]}"
-
-
 def _frameworks(facts: _Facts, system: str | None, gpu_seen: bool) -> Iterator[FrameworkBuild]:
     torch = facts.get("torch")
     pkg = facts.packages.get("torch")
@@ -492,10 +485,10 @@ def _frameworks(facts: _Facts, system: str | None, gpu_seen: bool) -> Iterator[F
         version, source = chosen
         version = version.split()[0]
         cuda_fact = facts.get("torch_cuda")
-        cuda = cuda_fact[0] if cuda_fact else _local_cuda(version)
+        cuda = cuda_fact[0] if cuda_fact else cuda_from_local(version)
         if cuda is None and chosen is prose and facts.get("cuda_text"):
             cuda = facts.get("cuda_text")[0]  # type: ignore[index] # reason: checked in the condition
-        if "+cpu" in version or (cuda_fact is None and _local_cuda(version) is None and "+" in version):
+        if "+cpu" in version or (cuda_fact is None and cuda_from_local(version) is None and "+" in version):
             accel: str | None = "cpu" if "+cpu" in version else None
         elif cuda:
             accel = "cuda"
@@ -508,7 +501,7 @@ def _frameworks(facts: _Facts, system: str | None, gpu_seen: bool) -> Iterator[F
     for companion in ("torchvision", "torchaudio"):
         entry = facts.packages.get(companion)
         if entry:
-            cuda = _local_cuda(entry[0])
+            cuda = cuda_from_local(entry[0])
             accel = "cuda" if cuda else ("cpu" if "+cpu" in entry[0] else None)
             yield FrameworkBuild(companion, companion, entry[0], accel, cuda, None, source=entry[1])
     tf = facts.get("tf")

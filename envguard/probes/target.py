@@ -107,7 +107,7 @@ def frameworks_from(found: Mapping[str, Any], packages: Mapping[str, Distributio
             cuda = info.get("cuda")
             out.append(FrameworkBuild(
                 name=name, distribution=name, version=version,
-                accelerator=_accel_from_local(version, cuda), cuda=str(cuda) if cuda else _cuda_from_local(version),
+                accelerator=_accel_from_local(version, cuda), cuda=str(cuda) if cuda else cuda_from_local(version),
                 cudnn=None, source=f"{name}/version.py" if info else "metadata",
             ))
     tf = next((packages[d] for d in _TF_DISTS if d in packages), None)
@@ -138,7 +138,8 @@ def _local(version: str) -> str | None:
         return None
 
 
-def _cuda_from_local(version: str) -> str | None:
+def cuda_from_local(version: str) -> str | None:
+    """CUDA of a ``+cuXYZ`` local version: ``2.5.1+cu124`` → ``12.4``; None otherwise."""
     match = _CUDA_LOCAL.match(_local(version) or "")
     if not match:
         return None
@@ -187,7 +188,7 @@ def _torch_build(info: Mapping[str, Any], dist: Distribution | None) -> Framewor
     cuda = version_py.get("cuda")
     hip = version_py.get("hip")
     if not version_py and not cuda:  # no torch/version.py: fall back to the +cuXYZ local version
-        cuda = _cuda_from_local(version)
+        cuda = cuda_from_local(version)
     accel = "cuda" if cuda else "rocm" if hip else ("cpu" if version_py else _accel_from_local(version, None))
     pins = pinned(dist, "nvidia-")
     cudnn = next((v for k, v in pins.items() if k.startswith("nvidia-cudnn")), None)
