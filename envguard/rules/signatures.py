@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.matrix import Matrices, SignatureMatch
+from envguard.rules.base import driver_evidence
 from envguard.snapshot import Snapshot, Unavailable
 
 SUBJECT = "reported message"
@@ -117,8 +118,7 @@ def relevant_facts(code: str, snapshot: Snapshot) -> tuple[Evidence, ...]:
         if isinstance(driver, Unavailable):
             rows.append(Evidence("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried)))
         else:
-            cuda = f" (supports CUDA <= {driver.cuda_driver_version})" if driver.cuda_driver_version else ""
-            rows.append(Evidence("driver", f"{driver.version or 'version unknown'}{cuda}", driver.source))
+            rows.extend(driver_evidence(driver))
     if code in ("arch-unsupported", "cpu-only-build", "driver-missing"):
         gpus = snapshot.gpu_list()
         rows.append(Evidence("GPUs", ", ".join(f"{g.name} ({g.compute_capability or 'cc ?'})" for g in gpus)
