@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -20,8 +21,14 @@ from envguard.rules import run_rules
 from envguard.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from envguard.engine import BuildResult
+
     # NOTE: imported where used, so that `envguard check` does not pay for smoke, queries and fingerprints.
     from envguard.fingerprints import Fingerprint
+    from envguard.lock.render import RenderedFile
+    from envguard.lock.request import HostFacts
+    from envguard.lock.spec import LockSpec
+    from envguard.lock.verify import VerifyResult
     from envguard.query import CudaAnswer, TorchCandidate
     from envguard.rules.signatures import Explanation
     from envguard.smoke import DistOptions
@@ -317,3 +324,251 @@ def read_fingerprint(path: str) -> Fingerprint:
 def fingerprint_json(fingerprint: Fingerprint) -> str:
     """The fingerprint file text."""
     return json.dumps(fingerprint.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+# ---- lock / verify / image -----------------------------------------------------------------
+
+LOCK_FORMATS = ("pip", "conda", "docker", "json")
+
+
+@dataclass(frozen=True, slots=True)
+class LockOptions:
+    """What `envguard lock` was asked to do."""
+
+    requirements: tuple[str, ...] = ()
+    requirement_files: tuple[str, ...] = ()
+    pyproject: str | None = None
+    from_current: bool = False
+    #: An interpreter (path, venv folder, name on PATH) or a version ("3.11").
+    python: str = ""
+    #: "auto", "cpu", "X.Y", or None: auto for a request, the installed build for --from-current.
+    cuda: str | None = None
+    platform: str | None = None
+    formats: tuple[str, ...] = LOCK_FORMATS
+    output_dir: str = "."
+    force: bool = False
+    dry_run: bool = False
+    resolver: str = "auto"
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    base_image: str | None = None
+    wheelhouse: str | None = None
+    build: bool = False
+    tag: str | None = None
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class LockOutcome:
+    """The lock, its rendered files, where they went, and why the build was chosen."""
+
+    spec: LockSpec
+    files: tuple[RenderedFile, ...]
+    written: tuple[str, ...]
+    reasons: tuple[str, ...]
+    wheels: tuple[str, ...] = ()
+    image: BuildResult | None = None
+
+
+def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
+    """(X.Y.Z, "linux-x86_64") of an interpreter."""
+    from envguard import _subprocess
+
+    probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
+    result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
+    if not result.ok:
+        raise TargetPythonError(f"cannot run {exe}: {result.describe_failure()}")
+    version, system, machine = [*result.stdout.split(), "", "", ""][:3]
+    return version, f"{system}-{machine.lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
+
+
+def _host_facts(environ: Mapping[str, str]) -> HostFacts:
+    from envguard.lock.request import HostFacts
+    from envguard.snapshot import DriverInfo as _Driver
+
+    snapshot, _notes = take_snapshot(ProbeOptions(sys.executable), environ)
+    driver = snapshot.driver.version if isinstance(snapshot.driver, _Driver) else None
+    ccs = tuple(sorted({g.compute_capability for g in snapshot.gpu_list() if g.compute_capability}))
+    return HostFacts(driver, ccs)
+
+
+def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutcome:
+    """Resolve, render and (unless --dry-run) write the lock files; optionally build the image.
+
+    :raises EnvguardError: bad input, no build fits, resolver failure, existing files without --force.
+    """
+    import hashlib
+    import platform as _platform
+    import re
+
+    from envguard import _subprocess
+    from envguard._version import __version__
+    from envguard.errors import LockError
+    from envguard.lock import render as _render
+    from envguard.lock import request as _request
+    from envguard.lock.resolve import ResolveRequest, choose_resolver
+    from envguard.lock.spec import LockSpec as _Spec
+    from envguard.probes.installed import installed_distributions
+
+    environ = dict(os.environ if env is None else env)
+    mats = load_matrices(env=environ)
+    unknown = [f for f in options.formats if f not in LOCK_FORMATS]
+    if unknown or not options.formats:
+        raise LockError(f"--format {','.join(unknown) or '(empty)'}: choose from {','.join(LOCK_FORMATS)}")
+    if options.build and "docker" not in options.formats:
+        raise LockError("--build needs the docker format (--format docker,...)")
+    if options.wheelhouse and not Path(options.wheelhouse).is_dir():
+        raise InputError(f"--wheelhouse {options.wheelhouse} is not a folder")
+    docker_opts = _render.DockerOptions(options.base_image, bool(options.wheelhouse))
+    if options.base_image:
+        _render.check_image_ref(options.base_image)
+    if options.tag:
+        _render.check_image_ref(options.tag)
+    skipped: tuple[tuple[str, str], ...] = ()
+    interpreter: str | None = None
+    python_text = options.python or sys.executable
+    if options.from_current:
+        if options.requirements or options.requirement_files or options.pyproject:
+            raise LockError("--from-current locks what is installed; do not also give requirements")
+        exe = resolve_python(python_text, environ)
+        ctx = ProbeContext(env=environ, target_python=exe)
+        version, installed = installed_distributions(ctx)
+        pins, skipped = _request.current_requirements(installed)
+        reqs = _request.parse_requirements(pins, f"installed packages of {exe}")
+        cuda = options.cuda or _request.current_cuda(mats, installed)
+        interpreter = exe
+        _v, plat = _interpreter_facts(exe, environ)
+    else:
+        reqs = _request.parse_requirements(options.requirements, "command line")
+        for path in options.requirement_files:
+            text, name = read_text_input(path, what="requirements file")
+            reqs += _request.parse_requirements(text.splitlines(), name)
+        if options.pyproject:
+            text, name = read_text_input(options.pyproject, what="pyproject.toml")
+            reqs += _request.requirements_from_pyproject(text, name)
+        cuda = options.cuda or "auto"
+        if re.fullmatch(r"\d+\.\d+(\.\d+)?", python_text.strip()):
+            version = python_text.strip()
+            plat = f"linux-{_platform.machine().lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
+        else:
+            interpreter = resolve_python(python_text, environ)
+            version, plat = _interpreter_facts(interpreter, environ)
+    python = _request.python_minor(version)
+    platform_ = options.platform or plat
+    names = {r.name.lower() for r in reqs}
+    host = _host_facts(environ) if cuda == "auto" and names & {"torch", "torchvision", "torchaudio"} else None
+    plan = _request.plan(mats, reqs, python=python, platform=platform_, cuda=cuda, host=host,
+                         extra_index_urls=options.extra_index_urls)
+    resolver = choose_resolver(options.resolver, environ, _subprocess.run)
+    native = interpreter if interpreter and platform_ == plat and _request.python_minor(version) == python else None
+    request = ResolveRequest(
+        requirements=plan.requirements, python=python, platform=platform_,
+        extra_index_urls=tuple(i.url for i in plan.indexes) + tuple(options.extra_index_urls),
+        index_url=options.index_url, find_links=tuple(os.path.abspath(f) for f in options.find_links),
+        no_index=options.no_index, interpreter=native, timeout_s=options.timeout_s,
+    )
+    resolution = resolver.resolve(request, _subprocess.run)
+    _request.check_resolution(plan, resolution.packages)
+    from envguard.lock.spec import IndexUse
+
+    indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
+    if options.index_url:
+        indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
+    spec = _Spec(
+        target=plan.target, packages=resolution.packages, indexes=indexes,
+        mode="current" if options.from_current else "request",
+        requirements=tuple(str(r) for r in reqs), resolver=resolution.resolver, envguard_version=__version__,
+        matrices=tuple(m.describe() for m in (mats.torch.meta, mats.cuda_driver.meta, mats.cuda_images.meta)),
+        skipped=skipped,
+    )
+    files = _render.render(spec, mats, tuple(options.formats), docker_opts)
+    wheels: list[tuple[str, str]] = []
+    if options.wheelhouse and "docker" in options.formats:
+        wanted = {h.removeprefix("sha256:") for p in spec.packages for h in p.hashes}
+        found: set[str] = set()
+        for entry in sorted(Path(options.wheelhouse).iterdir()):
+            if entry.is_file() and entry.suffix in (".whl", ".gz", ".zip"):
+                digest = hashlib.sha256(entry.read_bytes()).hexdigest()
+                if digest in wanted:
+                    wheels.append((str(entry), digest))
+                    found.add(digest)
+        lacking = [f"{p.name}=={p.version}" for p in spec.packages
+                   if not any(h.removeprefix("sha256:") in found for h in p.hashes)]
+        if lacking:
+            raise LockError(f"--wheelhouse {options.wheelhouse} has no file matching the locked hash of "
+                            f"{', '.join(lacking[:5])}")
+    out_dir = Path(options.output_dir)
+    targets = [out_dir / f.name for f in files]
+    if options.dry_run:
+        return LockOutcome(spec, files, (), plan.reasons, tuple(w for w, _ in wheels))
+    existing = [str(t) for t in targets if t.exists()]
+    if existing and not options.force:
+        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise InputError(f"-o {out_dir} is not a folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rendered, target in zip(files, targets, strict=True):
+        write_atomic(str(target), rendered.text, force=options.force)
+        written.append(str(target))
+    if wheels:
+        import shutil
+
+        house = out_dir / "wheelhouse"
+        house.mkdir(exist_ok=True)
+        for path, _digest in wheels:
+            shutil.copy2(path, house / Path(path).name)
+    image = None
+    if options.build:
+        from envguard import engine
+
+        client = engine.connect()
+        tag = options.tag or f"envguard-lock:{spec.fingerprint.removeprefix('sha256:')[:12]}"
+        args = {"BASE_IMAGE": options.base_image} if options.base_image else {}
+        image = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
+    return LockOutcome(spec, files, tuple(written), plan.reasons, tuple(w for w, _ in wheels), image)
+
+
+def read_lock(path: str) -> tuple[LockSpec, str]:
+    """envguard.lock.json (or a folder holding one), validated.
+
+    :raises InputError: unreadable, not JSON, or not a valid lock.
+    """
+    from envguard.lock.spec import LOCK_JSON
+    from envguard.lock.spec import LockSpec as _Spec
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / LOCK_JSON
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p} does not exist") from None
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise InputError(f"{p} is not JSON: verify reads the envguard.lock.json that `envguard lock` "
+                         "writes (--format json)") from None
+    return _Spec.from_dict(doc, str(p)), str(p)
+
+
+def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[str, ...] = (),
+           env: Mapping[str, str] | None = None) -> VerifyResult:
+    """Compare the target interpreter's environment (and this machine's driver) with a lock."""
+    from envguard.lock.verify import compare
+    from envguard.probes.installed import installed_distributions
+    from envguard.probes.nvidia import probe_nvidia
+
+    environ = dict(os.environ if env is None else env)
+    spec, name = read_lock(lock_path)
+    exe = resolve_python(python, environ)
+    ctx = ProbeContext(env=environ, target_python=exe)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-driver") as pool:
+        driver_future = pool.submit(probe_nvidia, ctx) if spec.target.cuda else None
+        version, installed = installed_distributions(ctx, records=records, only=[p.key for p in spec.packages])
+        driver = driver_future.result()[0] if driver_future is not None else None
+    return compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore)

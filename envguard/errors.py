@@ -29,3 +29,7 @@ class MatrixError(EnvguardError):
 
 class MatrixSchemaError(MatrixError, ValueError):
     """One or more matrix rows break the schema; the message lists every bad row."""
+
+
+class LockError(InputError):
+    """A lock cannot be made (unknown package, conflict, no CUDA build of that release) or read back."""

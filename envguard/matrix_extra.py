@@ -279,6 +279,46 @@ class CudaImageFlavor:
     prov: Provenance
 
 
+@dataclass(frozen=True, slots=True)
+class OsPython:
+    """A Python minor an image OS's own archive ships, and the packages that install it."""
+
+    #: Major.minor ("3.11").
+    version: str
+    #: Package that installs the interpreter ("python3" for the default, "python3.11" for another minor).
+    package: str
+    #: Package that makes ``python -m venv`` work ("python3-venv", "python3.11-venv").
+    venv_package: str
+
+
+@dataclass(frozen=True, slots=True)
+class ImageOs:
+    """An image OS tag ("ubuntu22.04") and the Python minors its own package manager can install."""
+
+    tag: str
+    #: Package-manager family: "apt" or "dnf".
+    family: str
+    #: The minor /usr/bin/python3 is ("3.10").
+    python_default: str
+    #: Every minor the OS's own archive ships, the default included; a minor not listed is unknown or absent.
+    pythons: tuple[OsPython, ...]
+    prov: Provenance
+
+    def python(self, version: str) -> OsPython | None:
+        """The entry for ``version``'s major.minor ("3.11" or "3.11.7"); None when not listed or not a version."""
+        key = _minor(version)
+        return next((p for p in self.pythons if p.version == key), None) if key else None
+
+
+def _minor(version: str) -> str | None:
+    """``"3.11.7"`` → ``"3.11"``; None when the text is not a version with at least a minor."""
+    try:
+        v = Version(version.strip())
+    except InvalidVersion:
+        return None
+    return f"{v.major}.{v.minor}" if len(v.release) >= 2 else None
+
+
 _IMAGE_TAG = re.compile(r"^(?P<cuda>\d+\.\d+(?:\.\d+)?)-(?P<flavor>[a-z0-9-]+?)-(?P<os>[a-z]+[0-9.]*)$")
 
 
@@ -289,6 +329,7 @@ class CudaImagesMatrix:
     meta: MatrixMeta
     images: tuple[CudaImage, ...]
     flavors: tuple[CudaImageFlavor, ...]
+    oses: tuple[ImageOs, ...] = ()
 
     def image(self, cuda: str) -> CudaImage | None:
         """The row for image release ``cuda`` ("12.4.1"), or the image tag that starts with it."""
@@ -299,6 +340,16 @@ class CudaImagesMatrix:
         except InvalidVersion:
             return None
         return next((i for i in self.images if i.cuda == v), None)
+
+    def os_for(self, tag: str) -> ImageOs | None:
+        """The row for OS tag ``tag`` ("ubuntu22.04"), or the OS of a full image tag; None when unknown."""
+        parsed = parse_image_tag(tag)
+        key = (parsed[2] if parsed else tag).strip().lower()
+        return next((o for o in self.oses if o.tag == key), None)
+
+    def oses_with_python(self, version: str) -> tuple[ImageOs, ...]:
+        """The OS rows whose own archive ships ``version``'s major.minor ("3.11", "3.11.7")."""
+        return tuple(o for o in self.oses if o.python(version) is not None)
 
 
 def parse_image_tag(tag: str) -> tuple[str, str, str] | None:
@@ -596,8 +647,50 @@ def parse_nccl(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> NcclMa
 _CUDNN_FLAVORS: Final = ("cudnn", "cudnn8", "cudnn9")
 
 
+_OS_FAMILIES: Final = ("apt", "dnf")
+_PYTHON_MINOR = re.compile(r"^\d+\.\d+$")
+
+
+def _parse_oses(data: dict[str, Any], col: Collector) -> tuple[ImageOs, ...]:
+    oses = []
+    for where, row in col.rows(data, "os"):
+        col.keys(row, {"tag", "family", "python_default", "python"} | PROV_KEYS, where)
+        tag, family = col.string(row, "tag", where, required=True), col.string(row, "family", where, required=True)
+        default = col.string(row, "python_default", where, required=True)
+        prov = col.prov(row, where)
+        if family is not None and family not in _OS_FAMILIES:
+            col.error(where, f"family must be one of {_OS_FAMILIES}, got {family!r}")
+        if default is not None and not _PYTHON_MINOR.match(default):
+            col.error(where, f"python_default {default!r} must be a Python minor like '3.11'")
+        pythons = []
+        for inner, prow in col.rows(row, "python"):
+            pwhere = f"{where} {inner}"
+            col.keys(prow, {"version", "package", "venv_package"}, pwhere)
+            version = col.string(prow, "version", pwhere, required=True)
+            package = col.string(prow, "package", pwhere, required=True)
+            venv = col.string(prow, "venv_package", pwhere, required=True)
+            if version is not None and not _PYTHON_MINOR.match(version):
+                col.error(pwhere, f"version {version!r} must be a Python minor like '3.11'")
+                continue
+            if version is None or package is None or venv is None:
+                continue
+            pythons.append(OsPython(version, package, venv))
+        if not pythons:
+            col.error(where, "an os needs at least one [[os.python]]")
+        check_unique([p.version for p in pythons], col, f"{where} python", "version")
+        if default is not None and pythons and default not in {p.version for p in pythons}:
+            col.error(where, f"python_default {default} is not one of its [[os.python]] versions")
+        if tag is None or family is None or default is None:
+            continue
+        if tag != tag.strip().lower():
+            col.error(where, f"tag {tag!r} must be lower-case, without spaces")
+        oses.append(ImageOs(tag, family, default, tuple(pythons), prov))
+    check_unique([o.tag for o in oses], col, "os", "tag")
+    return tuple(oses)
+
+
 def parse_cuda_images(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaImagesMatrix:
-    col.keys(data, META_KEYS | {"image", "flavor"}, "header")
+    col.keys(data, META_KEYS | {"image", "flavor", "os"}, "header")
     images = []
     for where, row in col.rows(data, "image"):
         keys = {"cuda", "cudnn", "cudnn_flavor", "os", "require_cuda", "compat_branches", "brands"}
@@ -637,7 +730,7 @@ def parse_cuda_images(meta: MatrixMeta, data: dict[str, Any], col: Collector) ->
         flavors.append(CudaImageFlavor(name, contents, col.optional_specifier(row, "cuda", where),
                                        col.prov(row, where)))
     check_unique([f.name for f in flavors], col, "flavor", "name")
-    return CudaImagesMatrix(meta, tuple(images), tuple(flavors))
+    return CudaImagesMatrix(meta, tuple(images), tuple(flavors), _parse_oses(data, col))
 
 
 _PEAK_FIGURES: Final = (

@@ -369,3 +369,65 @@ def _decode(tp: Any, data: Any, where: str) -> Any:  # reason: one branch per ty
             raise TypeError(f"{where}: expected a string, got {data!r}")
         return data
     raise TypeError(f"{where}: cannot decode {tp!r}")  # pragma: no cover - a programming error
+
+
+@dataclass(frozen=True, slots=True)
+class RecordCheck:
+    """Whether an installed distribution's files still match the sha256 hashes in its RECORD."""
+
+    checked: int
+    mismatched: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    mismatched_count: int = 0
+    missing_count: int = 0
+    #: Why nothing could be checked ("no RECORD file"), if so.
+    error: str | None = None
+
+    @property
+    def intact(self) -> bool:
+        """True when every hashed file is present and unchanged."""
+        return self.error is None and not self.mismatched_count and not self.missing_count
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledDistribution:
+    """An installed distribution as `lock --from-current` and `verify` see it."""
+
+    name: str
+    version: str
+    installer: str | None = None
+    #: direct_url.json's url (a local folder, a VCS or file URL), None for an index install.
+    direct_url: str | None = None
+    editable: bool = False
+    record: RecordCheck | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageFacts:
+    """A container image as the Docker engine describes it (``docker image inspect``)."""
+
+    ref: str
+    id: str
+    #: Environment baked into the image (CUDA_VERSION, NVIDIA_REQUIRE_CUDA, NV_CUDNN_VERSION ...).
+    env: Mapping[str, str]
+    labels: Mapping[str, str]
+    os: str = "linux"
+    architecture: str = ""
+    user: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFacts:
+    """What the Docker engine can give a container (``docker info``)."""
+
+    server_version: str
+    runtimes: tuple[str, ...]
+    default_runtime: str
+    cdi_spec_dirs: tuple[str, ...] = ()
+    #: CDI devices the engine discovered ("nvidia.com/gpu=0"), newer engines only.
+    cdi_devices: tuple[str, ...] = ()
+
+    @property
+    def nvidia(self) -> bool:
+        """True when an NVIDIA runtime or NVIDIA CDI devices are available to containers."""
+        return any("nvidia" in r for r in self.runtimes) or any(d.startswith("nvidia.com/") for d in self.cdi_devices)

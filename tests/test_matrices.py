@@ -12,7 +12,7 @@ from packaging.version import Version
 
 from envguard.errors import MatrixError, MatrixSchemaError
 from envguard.matrix import MATRIX_NAMES, Matrices, load_matrices
-from envguard.matrix_extra import parse_image_tag
+from envguard.matrix_extra import OsPython, parse_image_tag
 from envguard.resources import data_dir
 
 SHIPPED = Path(__file__).resolve().parent.parent / "matrices"
@@ -86,6 +86,7 @@ def test_every_row_has_provenance(matrices: Matrices) -> None:
     rows += [*matrices.cudnn.releases, *matrices.cudnn.arch_floors, *matrices.cudnn.wheels]
     rows += [*matrices.nccl.images, *matrices.nccl.releases, *matrices.nccl.wheels]
     rows += [*matrices.cuda_images.images, *matrices.cuda_images.flavors, *matrices.gpu_peaks.gpus]
+    rows += [*matrices.cuda_images.oses]
     for row in rows:
         assert row.prov.source and row.prov.confidence in ("official", "transcribed", "derived"), row
 
@@ -257,6 +258,44 @@ def test_cuda_image_rows(matrices: Matrices) -> None:
     flavors = {f.name: f for f in images.flavors}
     assert Version("12.4.1") in (flavors["cudnn-runtime"].cuda or pytest.fail())
     assert Version("12.3.2") not in (flavors["cudnn-runtime"].cuda or pytest.fail())
+
+
+def test_cuda_image_os_python_rows(matrices: Matrices) -> None:
+    images = matrices.cuda_images
+    assert {"ubuntu20.04", "ubuntu22.04", "ubuntu24.04", "debian12"} <= {o.tag for o in images.oses}
+    for row in images.oses:  # every row's default is one of its minors, and the OS tags are the images' own
+        assert row.python(row.python_default) is not None, row.tag
+        assert row.tag == "debian12" or any(row.tag in i.os for i in images.images), row.tag
+    jammy = images.os_for("ubuntu22.04") or pytest.fail()
+    assert (jammy.family, jammy.python_default) == ("apt", "3.10")
+    assert jammy.python("3.10") == OsPython("3.10", "python3", "python3-venv")
+    assert jammy.python("3.11.4") == OsPython("3.11", "python3.11", "python3.11-venv")
+    assert jammy.python("3.12") is None and jammy.python("3") is None and jammy.python("latest") is None
+    assert images.os_for("nvidia/cuda:12.4.1-cudnn-runtime-ubuntu22.04") is jammy
+    assert (images.os_for("ubuntu24.04") or pytest.fail()).python_default == "3.12"
+    assert (images.os_for("ubuntu20.04") or pytest.fail()).python_default == "3.8"
+    assert (images.os_for("debian12") or pytest.fail()).python_default == "3.11"
+    assert images.os_for("ubi9") is None  # not (yet) recorded: unknown
+    assert {o.tag for o in images.oses_with_python("3.11")} == {"ubuntu22.04", "debian12"}
+    assert images.oses_with_python("3.7") == ()
+
+
+def test_cuda_images_os_schema_errors(tmp_path: Path) -> None:
+    anchor = 'tag = "ubuntu22.04"\nfamily = "apt"\npython_default = "3.10"\nsource = "'
+    message = _broken(tmp_path, "cuda-images", anchor,
+                      'tag = "ubuntu22.04"\nfamily = "pacman"\npython_default = "3.9"\nbogus = "'
+                      , '\n[[os]]\ntag = "ubuntu22.04"\nfamily = "apt"\npython_default = "3.10"\n'
+                      'confidence = "official"\n\n[[os.python]]\nversion = "three"\npackage = "python3"\n'
+                      'venv_package = "python3-venv"\n')
+    assert "family must be one of" in message
+    assert "python_default 3.9 is not one of its [[os.python]] versions" in message
+    assert "unknown key(s) bogus" in message and "missing 'source'" in message  # the source key was renamed
+    assert "version 'three' must be a Python minor" in message
+    assert "an os needs at least one [[os.python]]" in message
+    assert "duplicate tag 'ubuntu22.04'" in message
+    message = _broken(tmp_path / "b", "cuda-images", 'version = "3.11"\npackage = "python3.11"',
+                      'version = "3.10"\npackage = "python3.11"')
+    assert "duplicate version '3.10'" in message
 
 
 def test_gpu_peak_rows(matrices: Matrices) -> None:

@@ -1,0 +1,95 @@
+"""Render `envguard lock` and `envguard verify` results as text or one JSON envelope."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from envguard.formatters.base import RESULT_VERSION
+
+if TYPE_CHECKING:
+    from envguard.app import LockOutcome
+    from envguard.lock.verify import VerifyResult
+
+
+def lock_text(outcome: LockOutcome, *, dry_run: bool) -> str:
+    """What was locked, why this build, and what was (or would be) written."""
+    spec = outcome.spec
+    t = spec.target
+    build = f"{t.variant} build, CUDA {t.cuda}" if t.cuda else ("CPU build" if t.variant == "cpu" else "no CUDA build")
+    lines = [f"envguard lock: {len(spec.packages)} packages for Python {t.python} on {t.platform} ({build}), "
+             f"resolved by {spec.resolver}"]
+    lines += [f"  why: {r}" for r in outcome.reasons]
+    if t.driver_floor:
+        lines.append(f"  needs NVIDIA driver >= {t.driver_floor} on the machine that runs it")
+    lines += [f"  index: {i.url} ({i.reason})" for i in spec.indexes]
+    lines += [f"  skipped {name}: {reason}" for name, reason in spec.skipped]
+    lines.append(f"  fingerprint: {spec.fingerprint}")
+    if dry_run:
+        lines.append("dry run: would write " + ", ".join(f.name for f in outcome.files)
+                     + (f" and {len(outcome.wheels)} wheel(s) into wheelhouse/" if outcome.wheels else ""))
+        for f in outcome.files:
+            lines.append(f"--- {f.name} ---")
+            lines.append(f.text.rstrip("\n"))
+    else:
+        lines += [f"  wrote {path}" for path in outcome.written]
+        if outcome.wheels:
+            lines.append(f"  copied {len(outcome.wheels)} locked file(s) into wheelhouse/")
+    if outcome.image is not None:
+        lines.append(f"  built image {outcome.image.tag} ({outcome.image.image_id[:19]}) "
+                     f"in {outcome.image.duration_s:.0f}s")
+    return "\n".join(lines) + "\n"
+
+
+def lock_json(outcome: LockOutcome, *, dry_run: bool, exit_code: int) -> str:
+    """The lock envelope: the lock document, files and where they went."""
+    doc: dict[str, Any] = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": "lock",
+        "dry_run": dry_run,
+        "lock": outcome.spec.to_dict(),
+        "reasons": list(outcome.reasons),
+        "files": [{"name": f.name, "written": not dry_run} for f in outcome.files],
+        "written": list(outcome.written),
+        "wheels": list(outcome.wheels),
+        "image": None if outcome.image is None else {"tag": outcome.image.tag, "id": outcome.image.image_id},
+        "exit_code": exit_code,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def verify_text(result: VerifyResult) -> str:
+    """Verdict first, then one line per drift."""
+    spec = result.lock
+    head = ("envguard verify: OK — matches " if result.ok else
+            f"envguard verify: DRIFT — {len(result.drifts)} difference(s) from ")
+    lines = [f"{head}{result.lock_name} ({spec.fingerprint[:19]}…): {result.packages_checked} locked packages, "
+             f"{result.files_checked} installed files hashed, "
+             f"interpreter {result.interpreter} (Python {result.python})"]
+    for d in result.drifts:
+        lines.append(f"  {d.kind:<9} {d.name}: {d.detail}")
+    lines += [f"  note: {n}" for n in result.notes]
+    if not result.ok:
+        lines.append("  fix: pip install --require-hashes --no-deps -r requirements.lock.txt (and remove the "
+                     "extras), or re-lock with `envguard lock` if the change was intended")
+    return "\n".join(lines) + "\n"
+
+
+def verify_json(result: VerifyResult, exit_code: int) -> str:
+    """The verify envelope."""
+    doc = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": "verify",
+        "lock": result.lock_name,
+        "fingerprint": result.lock.fingerprint,
+        "interpreter": result.interpreter,
+        "python": result.python,
+        "ok": result.ok,
+        "drift": [{"kind": d.kind, "name": d.name, "locked": d.locked, "installed": d.installed, "detail": d.detail}
+                  for d in result.drifts],
+        "notes": list(result.notes),
+        "packages_checked": result.packages_checked,
+        "files_checked": result.files_checked,
+        "exit_code": exit_code,
+    }
+    return json.dumps(doc, indent=2) + "\n"

@@ -1,0 +1,230 @@
+"""Lock writers: render requirements.lock.txt, environment.yml, a Dockerfile and envguard.lock.json
+from a LockSpec as text (deterministic: same lock, byte-identical files). They never touch the disk."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from string import Template
+
+from packaging.version import Version
+
+from envguard.errors import LockError
+from envguard.lock.spec import LOCK_JSON, LOCK_SCHEMA, LockSpec
+from envguard.matrix import Matrices
+from envguard.matrix_extra import CudaImage, ImageOs
+from envguard.resources import data_dir
+
+#: Output formats and the file each writes.
+FILES: dict[str, str] = {
+    "pip": "requirements.lock.txt",
+    "conda": "environment.yml",
+    "docker": "Dockerfile",
+    "json": LOCK_JSON,
+}
+_IMAGE_REF = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*"
+                        r"(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[0-9a-f]{64})?$")
+
+
+def check_image_ref(ref: str) -> str:
+    """A Docker image reference safe to render into a FROM line.
+
+    :raises LockError: otherwise.
+    """
+    if not _IMAGE_REF.match(ref):
+        raise LockError(f"{ref!r} is not a Docker image reference (e.g. nvidia/cuda:12.4.1-runtime-ubuntu22.04)")
+    return ref
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedFile:
+    """One output file: its name in the output folder and its text."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DockerOptions:
+    """Choices for the Dockerfile writer."""
+
+    #: Overrides the base image the matrices pick (e.g. a local or mirrored image).
+    base_image: str | None = None
+    #: Install from a wheelhouse/ folder copied into the build context, with no index access.
+    wheelhouse: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BaseImage:
+    """The chosen base image, the packages that give it the lock's Python, and why."""
+
+    ref: str
+    python_packages: tuple[str, ...]
+    python_exe: str
+    reason: str
+
+
+def _template(name: str) -> Template:
+    return Template((data_dir("templates") / name).read_text(encoding="utf-8"))
+
+
+def header(spec: LockSpec) -> str:
+    """The provenance header every text output opens with (comment lines)."""
+    t = spec.target
+    if t.cuda:
+        cuda_line = f"CUDA {t.cuda} ({t.variant} build"
+        cuda_line += f", cuDNN {t.cudnn}" if t.cudnn else ""
+        cuda_line += f", NCCL {t.nccl}" if t.nccl else ""
+        cuda_line += f"); needs NVIDIA driver >= {t.driver_floor}" if t.driver_floor else ")"
+    elif t.variant == "cpu":
+        cuda_line = "CPU build (no CUDA)"
+    else:
+        cuda_line = "no CUDA framework build locked"
+    request = ", ".join(spec.requirements)
+    if len(request) > 160:
+        request = f"{len(spec.requirements)} requirements (see {LOCK_JSON})"
+    return _template("lock-header.tmpl").substitute(
+        envguard_version=spec.envguard_version or "?", python=t.python, platform=t.platform, cuda_line=cuda_line,
+        fingerprint=spec.fingerprint, resolver=spec.resolver or "?", matrices=", ".join(spec.matrices) or "none",
+        mode="installed packages" if spec.mode == "current" else "requirements", request=request or "none",
+    ).rstrip("\n")
+
+
+def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
+    """requirements.lock.txt: index lines, then ``==`` pins with every ``--hash``."""
+    indexes = "\n".join(f"--extra-index-url {i.url}  # {i.reason}" for i in spec.indexes)
+    pins = []
+    for p in sorted(spec.packages, key=lambda p: p.key):
+        lines = [f"{p.name}=={p.version}"] + [f"    --hash={h}" for h in sorted(p.hashes)]
+        pins.append(" \\\n".join(lines))
+    text = _template("requirements.lock.txt.tmpl").substitute(
+        header=header(spec), indexes=indexes + "\n" if indexes else "", pins="\n".join(pins))
+    return RenderedFile(FILES["pip"], text.rstrip("\n") + "\n")
+
+
+def render_conda(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
+    """environment.yml: Python and cuda-version from conda-forge, the hash-locked pins under ``pip:``."""
+    conda_pins = f"  - cuda-version={spec.target.cuda}\n" if spec.target.cuda else ""
+    pip_lines = [f'    - "--extra-index-url {i.url}"' for i in spec.indexes]
+    for p in sorted(spec.packages, key=lambda p: p.key):
+        hashes = " ".join(f"--hash={h}" for h in sorted(p.hashes))
+        pip_lines.append(f'    - "{p.name}=={p.version} {hashes}"')
+    name = "envguard-" + spec.fingerprint.removeprefix("sha256:")[:12]
+    text = _template("environment.yml.tmpl").substitute(
+        header=header(spec), name=name, python=spec.target.python, conda_pins=conda_pins,
+        pip_lines="\n".join(pip_lines))
+    return RenderedFile(FILES["conda"], text.rstrip("\n") + "\n")
+
+
+def render_json(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
+    """envguard.lock.json: the versioned machine-readable spec."""
+    return RenderedFile(FILES["json"], spec.to_json())
+
+
+def _os_image(os_: ImageOs) -> str:
+    """The plain OS image for a CPU lock ("ubuntu22.04" → "ubuntu:22.04", "debian12" → "debian:12-slim")."""
+    if os_.tag.startswith("ubuntu"):
+        return "ubuntu:" + os_.tag.removeprefix("ubuntu")
+    if os_.tag.startswith("debian"):
+        return "debian:" + os_.tag.removeprefix("debian") + "-slim"
+    raise LockError(f"no plain image known for OS {os_.tag}")
+
+
+def _pick_os(candidates: list[ImageOs], python: str) -> ImageOs | None:
+    """Prefer an OS whose default python3 is the lock's Python; then the newest."""
+    usable = [o for o in candidates if o.python(python) is not None and o.family == "apt"]
+    if not usable:
+        return None
+    return max(usable, key=lambda o: (o.python_default == python, o.tag))
+
+
+def choose_base_image(spec: LockSpec, matrices: Matrices, docker: DockerOptions) -> BaseImage:
+    """The nvidia/cuda image (CUDA builds) or plain OS image (CPU) for the lock's CUDA, cuDNN and Python.
+
+    :raises LockError: when no image in the matrices has the lock's CUDA and Python.
+    """
+    python = spec.target.python
+    images = matrices.cuda_images
+    if docker.base_image:
+        ref = check_image_ref(docker.base_image)
+        return BaseImage(ref, ("python3", "python3-venv"), "python3",
+                         f"{ref} (--base-image); its python3 must be Python {python} (checked at build time)")
+    if spec.target.cuda is None:
+        os_ = _pick_os(list(images.oses), python)
+        if os_ is None:
+            raise LockError(f"no OS in cuda-images.toml [[os]] ships Python {python} in its own repositories; "
+                            "lock for another Python or pass --base-image")
+        entry = os_.python(python)
+        assert entry is not None  # reason: _pick_os keeps only OSes that have it
+        return BaseImage(_os_image(os_), (entry.package, entry.venv_package), _exe(entry.package),
+                         f"{_os_image(os_)}: CPU lock; {os_.tag} ships Python {python} as {entry.package}")
+    want = Version(spec.target.cuda)
+    row: CudaImage | None = next((i for i in images.images
+                                  if (i.cuda.major, i.cuda.minor) == (want.major, want.minor)), None)
+    if row is None:
+        raise LockError(f"cuda-images.toml has no nvidia/cuda image for CUDA {spec.target.cuda}; "
+                        "pass --base-image")
+    oses = [o for o in images.oses if o.tag in row.os]
+    os_ = _pick_os(oses, python)
+    if os_ is None:
+        offered = "; ".join(f"{o.tag}: {', '.join(p.version for p in o.pythons)}" for o in oses) or "none known"
+        raise LockError(f"no nvidia/cuda {row.cuda} image OS ships Python {python} in its own repositories "
+                        f"(cuda-images.toml: {offered}); lock for one of those Pythons or pass --base-image")
+    entry = os_.python(python)
+    assert entry is not None  # reason: _pick_os keeps only OSes that have it
+    # NOTE: pip wheels that bring cuDNN (nvidia-cudnn-*) make the image's own cuDNN dead weight.
+    pip_cudnn = any(p.key.startswith("nvidia-cudnn") for p in spec.packages)
+    if pip_cudnn or not row.cudnn_flavor:
+        flavor = "runtime"
+        why = "cuDNN comes from the locked nvidia-cudnn wheel" if pip_cudnn else "the image has no cuDNN flavour"
+    else:
+        flavor = f"{row.cudnn_flavor}-runtime"
+        why = f"cuDNN {row.cudnn} from the image"
+    ref = f"nvidia/cuda:{row.cuda}-{flavor}-{os_.tag}"
+    rc = "" if os_.python_default == python else " (not its default python3)"
+    return BaseImage(ref, (entry.package, entry.venv_package), _exe(entry.package),
+                     f"{ref}: CUDA {row.cuda} for the {spec.target.variant or 'CUDA'} build; {why}; "
+                     f"{os_.tag} ships Python {python} as {entry.package}{rc}")
+
+
+def _exe(package: str) -> str:
+    return "python3" if package == "python3" else package
+
+
+def render_docker(spec: LockSpec, matrices: Matrices, docker: DockerOptions) -> RenderedFile:
+    """Dockerfile: pinned base and Python, non-root user, hash-checked install, fingerprint labels, health check."""
+    base = choose_base_image(spec, matrices, docker)
+    has_envguard = spec.package("envguard") is not None
+    healthcheck = (
+        'HEALTHCHECK --interval=10m --timeout=60s CMD ["envguard", "-q", "check", "--fail-on", "error"]'
+        if has_envguard else
+        "# No HEALTHCHECK: envguard is not in this lock. Add envguard to the request (from your index or a\n"
+        "# --find-links folder) and the image checks itself with `envguard check`."
+    )
+    text = _template("Dockerfile.tmpl").substitute(
+        header=header(spec), base_reason=base.reason, base_image=base.ref,
+        python_packages=" ".join(base.python_packages), python_exe=base.python_exe, python=spec.target.python,
+        wheelhouse_copy="COPY wheelhouse/ /tmp/envguard/wheelhouse/\n" if docker.wheelhouse else "",
+        pip_source="--no-index --find-links /tmp/envguard/wheelhouse " if docker.wheelhouse else "",
+        fingerprint=spec.fingerprint, lock_schema=LOCK_SCHEMA, cuda_label=spec.target.cuda or "none",
+        envguard_version=spec.envguard_version or "?", healthcheck=healthcheck,
+    )
+    return RenderedFile(FILES["docker"], text.rstrip("\n") + "\n")
+
+
+Writer = Callable[[LockSpec, Matrices, DockerOptions], RenderedFile]
+WRITERS: dict[str, Writer] = {"pip": render_pip, "conda": render_conda, "docker": render_docker, "json": render_json}
+
+
+def render(
+    spec: LockSpec, matrices: Matrices, formats: tuple[str, ...], docker: DockerOptions,
+) -> tuple[RenderedFile, ...]:
+    """Every requested output, in FILES order.
+
+    :raises LockError: for an unknown format or an unrenderable lock.
+    """
+    unknown = [f for f in formats if f not in WRITERS]
+    if unknown:
+        raise LockError(f"unknown --format {', '.join(unknown)} (choose from {', '.join(WRITERS)})")
+    return tuple(WRITERS[f](spec, matrices, docker) for f in FILES if f in formats)

@@ -1,0 +1,247 @@
+"""Real resolvers behind `envguard lock`: uv (`uv pip compile --generate-hashes`) or pip's own
+(`pip install --dry-run --report`). envguard never resolves dependencies itself."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from packaging.utils import canonicalize_name
+
+from envguard._subprocess import CommandResult, CommandRunner
+from envguard.errors import LockError
+from envguard.lock.spec import LockedPackage, check_name, check_version
+
+logger = logging.getLogger(__name__)
+
+#: Platform tags per lock platform: uv's --python-platform, then pip's --platform list (newest first).
+PLATFORMS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "linux-x86_64": ("x86_64-manylinux_2_28", (*(f"manylinux_2_{m}_x86_64" for m in range(28, 16, -1)),
+                                               "manylinux2014_x86_64", "linux_x86_64")),
+    "linux-aarch64": ("aarch64-manylinux_2_28", (*(f"manylinux_2_{m}_aarch64" for m in range(28, 16, -1)),
+                                                 "manylinux2014_aarch64", "linux_aarch64")),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolveRequest:
+    """What to resolve and where from."""
+
+    requirements: tuple[str, ...]
+    #: "3.11" (the lock's Python).
+    python: str
+    platform: str
+    extra_index_urls: tuple[str, ...] = ()
+    index_url: str | None = None
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    #: An interpreter of the lock's Python and platform, if there is one (pip then resolves natively,
+    #: sdists included); otherwise pip resolves for the target with --python-version/--platform (wheels only).
+    interpreter: str | None = None
+    timeout_s: float = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """Pins with hashes, and the resolver that chose them."""
+
+    packages: tuple[LockedPackage, ...]
+    resolver: str
+
+
+class Resolver(Protocol):
+    """A dependency resolver that returns exact pins with sha256 hashes."""
+
+    @property
+    def name(self) -> str:
+        """"uv" or "pip"."""
+        ...
+
+    def resolve(self, request: ResolveRequest, run: CommandRunner) -> Resolution:
+        """Resolve or raise LockError with the resolver's own explanation."""
+        ...
+
+
+def _requested(request: ResolveRequest) -> set[str]:
+    out: set[str] = set()
+    for line in request.requirements:
+        m = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", line)
+        if m:
+            out.add(canonicalize_name(m.group(1)))
+    return out
+
+
+def _explain(tool: str, result: CommandResult) -> str:
+    """The resolver's own reason, trimmed to the lines that say it."""
+    if result.start_error is not None or result.timed_out:
+        return result.describe_failure()
+    lines = [ln.rstrip() for ln in (result.stderr or result.stdout).splitlines() if ln.strip()]
+    keep = [ln for ln in lines if not ln.lstrip().startswith(("WARNING:", "warning:", "Looking in", "Collecting",
+                                                                 "Using cached", "Downloading"))]
+    text = "\n  ".join((keep or lines or ["no output"])[-12:])
+    return f"{tool} could not resolve the request:\n  {text}"
+
+
+@dataclass(frozen=True, slots=True)
+class UvResolver:
+    """`uv pip compile --generate-hashes` for the lock's Python and platform."""
+
+    exe: str
+    version: str = ""
+    name: str = "uv"
+
+    def resolve(self, request: ResolveRequest, run: CommandRunner) -> Resolution:
+        """Resolve with uv; hashes for every file of each pinned version."""
+        uv_platform = PLATFORMS[request.platform][0]
+        argv = [self.exe, "pip", "compile", "-", "--generate-hashes", "--no-header", "--no-annotate", "--quiet",
+                "--python-version", request.python, "--python-platform", uv_platform]
+        if request.index_url:
+            argv += ["--index-url", request.index_url]
+        for url in request.extra_index_urls:
+            argv += ["--extra-index-url", url]
+        for link in request.find_links:
+            argv += ["--find-links", link]
+        if request.no_index:
+            argv.append("--no-index")
+        result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
+        if not result.ok:
+            raise LockError(_explain("uv", result))
+        return Resolution(parse_hashed_requirements(result.stdout, _requested(request)),
+                          f"uv {self.version}".strip())
+
+
+@dataclass(frozen=True, slots=True)
+class PipResolver:
+    """pip's resolver: `pip install --dry-run --ignore-installed --report`, hashes from the report."""
+
+    python: str
+    version: str = ""
+    name: str = "pip"
+
+    def resolve(self, request: ResolveRequest, run: CommandRunner) -> Resolution:
+        """Resolve with pip; the hash of the file pip chose for each pin."""
+        with tempfile.TemporaryDirectory(prefix="envguard-lock-") as tmp:
+            req_file = Path(tmp) / "requirements.in"
+            req_file.write_text("\n".join(request.requirements) + "\n", encoding="utf-8")
+            report = Path(tmp) / "report.json"
+            exe = request.interpreter or self.python
+            argv = [exe, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--no-input",
+                    "--disable-pip-version-check", "--report", str(report), "-r", str(req_file)]
+            if request.interpreter is None:
+                argv += ["--python-version", request.python, "--only-binary=:all:", "--implementation", "cp"]
+                for tag in PLATFORMS[request.platform][1]:
+                    argv += ["--platform", tag]
+            if request.index_url:
+                argv += ["--index-url", request.index_url]
+            for url in request.extra_index_urls:
+                argv += ["--extra-index-url", url]
+            for link in request.find_links:
+                argv += ["--find-links", link]
+            if request.no_index:
+                argv.append("--no-index")
+            result = run(tuple(argv), timeout=request.timeout_s, cwd=tmp)
+            if not result.ok:
+                raise LockError(_explain("pip", result))
+            try:
+                doc = json.loads(report.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as exc:
+                raise LockError(f"pip wrote no readable --report: {exc}") from None
+        return Resolution(parse_pip_report(doc, _requested(request)), f"pip {self.version}".strip())
+
+
+_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
+
+
+def parse_hashed_requirements(text: str, requested: set[str]) -> tuple[LockedPackage, ...]:
+    """``name==version \\ --hash=sha256:…`` blocks (uv / pip-compile output) → pins (pure).
+
+    :raises LockError: for a line that is not an exact pin (a URL or editable requirement).
+    """
+    joined = re.sub(r"\\\s*\n", " ", text)
+    out: dict[str, LockedPackage] = {}
+    for raw in joined.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", "--index-url", "--extra-index-url", "--find-links")):
+            continue
+        m = _PIN.match(line)
+        if not m:
+            raise LockError(f"the resolver returned a requirement envguard cannot lock: {line[:120]!r} "
+                            "(direct URLs and editable installs have no index hashes)")
+        name = check_name(m.group("name"))
+        version = check_version(m.group("version"), name)
+        hashes = tuple(sorted(set(re.findall(r"--hash=(sha256:[0-9a-f]{64})", line))))
+        if not hashes:
+            raise LockError(f"the resolver returned no hash for {name}=={version}")
+        key = canonicalize_name(name)
+        out[key] = LockedPackage(name, version, hashes, key in requested)
+    return tuple(out[k] for k in sorted(out))
+
+
+def parse_pip_report(doc: Mapping[str, Any], requested: set[str]) -> tuple[LockedPackage, ...]:
+    """pip's installation report (format version 1) → pins (pure).
+
+    :raises LockError: for an entry without a sha256 (a local folder or VCS checkout).
+    """
+    if not isinstance(doc, Mapping) or str(doc.get("version")) != "1" or not isinstance(doc.get("install"), list):
+        raise LockError("pip's --report is not an installation report of version 1")
+    out: dict[str, LockedPackage] = {}
+    for item in doc["install"]:
+        meta = item.get("metadata") or {}
+        name = check_name(str(meta.get("name", "")))
+        version = check_version(str(meta.get("version", "")), name)
+        info = item.get("download_info") or {}
+        archive = info.get("archive_info") or {}
+        digest = (archive.get("hashes") or {}).get("sha256")
+        if digest is None and str(archive.get("hash", "")).startswith("sha256="):
+            digest = str(archive["hash"])[len("sha256="):]
+        if not digest or not re.fullmatch(r"[0-9a-f]{64}", str(digest)):
+            where = info.get("url", "?")
+            raise LockError(f"{name}=={version} comes from {where}, which has no sha256 to lock "
+                            "(a local folder, VCS checkout or editable install)")
+        key = canonicalize_name(name)
+        out[key] = LockedPackage(name, version, (f"sha256:{digest}",), key in requested)
+    return tuple(out[k] for k in sorted(out))
+
+
+def find_uv(env: Mapping[str, str]) -> str | None:
+    """uv on PATH, or the one installed beside this interpreter (the `uv` distribution)."""
+    found = shutil.which("uv", path=env.get("PATH"))
+    if found:
+        return found
+    beside = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
+    if beside.exists():
+        return str(beside)
+    try:
+        from uv import find_uv_bin  # type: ignore[import-not-found,unused-ignore]
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        return None
+
+
+def choose_resolver(which: str, env: Mapping[str, str], run: CommandRunner) -> Resolver:
+    """``auto``: uv when present, otherwise pip; ``uv`` / ``pip`` force one.
+
+    :raises LockError: when the requested resolver is not available.
+    """
+    if which in ("auto", "uv"):
+        exe = find_uv(env)
+        if exe is not None:
+            ver = run((exe, "--version"), timeout=30.0)
+            if ver.ok:
+                return UvResolver(exe, ver.stdout.split()[1] if len(ver.stdout.split()) > 1 else "")
+        if which == "uv":
+            raise LockError("--resolver uv: uv is not installed (pip install uv, or install envguard[uv])")
+    ver = run((sys.executable, "-m", "pip", "--version"), timeout=60.0)
+    if not ver.ok:
+        raise LockError(f"no resolver: uv is not installed and pip does not run ({ver.describe_failure()})")
+    return PipResolver(sys.executable, ver.stdout.split()[1] if len(ver.stdout.split()) > 1 else "")

@@ -1,0 +1,63 @@
+"""Installed distributions of the target interpreter, with install origin and RECORD integrity."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from envguard.errors import TargetPythonError
+from envguard.probes.base import ProbeContext
+from envguard.resources import script_source
+from envguard.snapshot import InstalledDistribution, RecordCheck
+
+
+def installed_distributions(
+    ctx: ProbeContext, *, records: bool = False, only: Iterable[str] = (), timeout_s: float = 300.0,
+) -> tuple[str, tuple[InstalledDistribution, ...]]:
+    """(Python version, distributions) of ``ctx.target_python``; hash RECORD files when ``records``.
+
+    :raises TargetPythonError: when the interpreter is missing or does not answer.
+    """
+    exe = ctx.target_python
+    if os.sep in exe and not os.path.exists(exe):
+        raise TargetPythonError(f"target interpreter {exe} does not exist")
+    argv = [exe, "-c", script_source("envguard.probes", "_installed.py")]
+    if records:
+        argv.append("--records")
+        names = sorted(set(only))
+        if names:
+            argv.append("--only=" + ",".join(names))
+    env = dict(ctx.env)
+    env.pop("PYTHONSTARTUP", None)
+    env["PYTHONIOENCODING"] = "utf-8"
+    with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
+        result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=env)
+    if not result.ok:
+        raise TargetPythonError(f"cannot list distributions of {exe}: {result.describe_failure()}")
+    try:
+        doc = json.loads(result.stdout.strip().splitlines()[-1])
+    except (json.JSONDecodeError, IndexError) as exc:
+        raise TargetPythonError(f"target interpreter {exe} printed no distribution list") from exc
+    return str(doc.get("python", "")), decode_installed(doc)
+
+
+def decode_installed(doc: Mapping[str, Any]) -> tuple[InstalledDistribution, ...]:
+    """The script's JSON as typed records (pure)."""
+    out = []
+    for d in doc.get("distributions") or ():
+        rec = d.get("record")
+        record = None
+        if isinstance(rec, Mapping):
+            record = RecordCheck(
+                checked=int(rec.get("checked", 0)), mismatched=tuple(rec.get("mismatched") or ()),
+                missing=tuple(rec.get("missing") or ()), mismatched_count=int(rec.get("mismatched_count", 0)),
+                missing_count=int(rec.get("missing_count", 0)), error=rec.get("error"),
+            )
+        out.append(InstalledDistribution(
+            name=str(d["name"]), version=str(d.get("version", "")), installer=d.get("installer"),
+            direct_url=d.get("direct_url"), editable=bool(d.get("editable")), record=record,
+        ))
+    return tuple(sorted(out, key=lambda d: d.name.lower()))
