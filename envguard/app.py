@@ -572,3 +572,65 @@ def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[s
         version, installed = installed_distributions(ctx, records=records, only=[p.key for p in spec.packages])
         driver = driver_future.result()[0] if driver_future is not None else None
     return compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore)
+
+
+def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | None = None,
+                matrices: Matrices | None = None) -> Report:
+    """Judge a local container image against this host's driver and Docker engine.
+
+    Python and frameworks come from the in-target script run inside a network-less container, the CUDA
+    libraries from the image's ``ldconfig -p`` and wheels, the driver and GPUs from this host.
+    """
+    from envguard import engine
+    from envguard.lock.render import check_image_ref
+    from envguard.probes.cuda import libraries_in_image
+    from envguard.probes.target import decode_target_report
+    from envguard.resources import script_source
+    from envguard.rules import ALL_RULES
+    from envguard.rules.image import image_findings
+    from envguard.snapshot import CudaToolkit, Unavailable
+
+    check_image_ref(ref)
+    environ = dict(os.environ if env is None else env)
+    mats = matrices if matrices is not None else load_matrices(env=environ)
+    client = engine.connect()
+    image = engine.inspect_image(client, ref)
+    facts = engine.engine_facts(client)
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="envguard-image") as pool:
+        f_host = pool.submit(take_snapshot, ProbeOptions(sys.executable), environ)
+        f_ld = pool.submit(engine.run_in_image, client, ref, ["-p"], entrypoint=["ldconfig"], timeout_s=timeout_s)
+        out = engine.run_script(client, ref, script_source("envguard.probes", "_inspect_target.py"),
+                                timeout_s=timeout_s)
+        host, notes = f_host.result()
+        try:
+            ld_status, ld_out, _ld_err = f_ld.result()
+        except engine.EngineError as exc:
+            ld_status, ld_out = 1, ""
+            notes += (f"ldconfig in the image: {exc}",)
+    try:
+        doc = json.loads(out.strip().splitlines()[-1])
+        target = decode_target_report(doc)
+    except (json.JSONDecodeError, IndexError, KeyError, TypeError) as exc:
+        raise TargetPythonError(f"the inspection script printed no report in {ref}: {exc}") from None
+    cuda_version = image.env.get("CUDA_VERSION")
+    toolkits: tuple[CudaToolkit, ...] | Unavailable
+    if cuda_version:
+        parts = cuda_version.split(".")
+        toolkits = (CudaToolkit(".".join(parts[:2]), "/usr/local/cuda", "image env CUDA_VERSION",
+                                build=cuda_version),)
+    else:
+        toolkits = Unavailable("the image sets no CUDA_VERSION", ("image env",))
+    libraries = libraries_in_image(ld_out if ld_status == 0 else "", target.wheel_files)
+    snapshot = dataclasses.replace(
+        host, python=target.python, packages=target.packages, frameworks=target.frameworks,
+        cuda_toolkits=toolkits, libraries=libraries,
+        cudnn=Unavailable("not read inside images"), nccl=Unavailable("not read inside images"),
+        environment={k: v for k, v in sorted(image.env.items()) if k.startswith(("NVIDIA_", "CUDA_", "NV_"))},
+        origin=f"image {ref}",
+    )
+    report = run_rules(snapshot, mats, ALL_RULES, notes=notes)
+    extra = tuple(f for f in image_findings(image, facts, snapshot) if f not in report.findings)
+    findings = tuple(sorted((*report.findings, *extra), key=lambda f: -f.severity))
+    notes_out = (*report.notes, f"image {ref} ({image.id[:19]}), engine {facts.server_version}: runtimes "
+                 f"{', '.join(facts.runtimes) or 'none'}")
+    return dataclasses.replace(report, findings=findings, notes=notes_out)

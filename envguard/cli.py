@@ -99,6 +99,9 @@ _timeout_option = click.option(
               help="Diagnose someone else's pasted report ('-' for stdin): collect_env output, a TensorFlow "
                    "issue template, nvidia-smi output, pip list/freeze lines, training-log banners, error "
                    "messages, or envguard JSON — mixed and partial is fine.")
+@click.option("--image", "image_ref", metavar="IMAGE",
+              help="Judge a local container image (its CUDA, NVIDIA_REQUIRE_CUDA, Python and frameworks) and "
+                   "the Docker engine against this host's driver.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text",
               show_default=True, help="Output format; json prints exactly one envelope.")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
@@ -109,16 +112,18 @@ _timeout_option = click.option(
               "and NO_COLOR is unset).")
 def check(
     target_python: str, deep: bool, timeout_s: float, snapshot_file: str | None, report_file: str | None,
-    fmt: str, fail_on: str, output: str | None, force: bool, color: bool | None,
+    image_ref: str | None, fmt: str, fail_on: str, output: str | None, force: bool, color: bool | None,
 ) -> None:
     """Probe this machine (or read a snapshot) and report what will not work, with fixes."""
     from envguard.formatters import make_formatter
 
     try:
         options = app.ProbeOptions(target_python, deep, timeout_s)
-        if report_file is not None and snapshot_file is not None:
-            raise click.UsageError("use either --from or --snapshot, not both")
-        if report_file is not None:
+        if sum(x is not None for x in (report_file, snapshot_file, image_ref)) > 1:
+            raise click.UsageError("use only one of --from, --snapshot and --image")
+        if image_ref is not None:
+            report = app.check_image(image_ref, timeout_s=max(timeout_s, 60.0))
+        elif report_file is not None:
             stdin = sys.stdin.buffer.read() if report_file == "-" else None
             report = app.check_report(*app.read_text_input(report_file, stdin=stdin))
         elif snapshot_file == "-":

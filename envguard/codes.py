@@ -20,4 +20,5 @@ FINDING_CODES: Final = (
     "mixed-cuda-wheels",
     "toolkit-mismatch",
     "unknown-version",
+    "gpu-runtime-missing",
 )

@@ -88,21 +88,17 @@ def inspect_image(client: Any, ref: str) -> ImageFacts:
                       user=str(config.get("User") or ""))
 
 
-def run_script(client: Any, ref: str, source: str, *, timeout_s: float) -> str:
-    """Run a Python script in a fresh container of ``ref`` (no network) and return its stdout.
+def run_in_image(client: Any, ref: str, command: list[str], *, entrypoint: list[str] | None = None,
+                 timeout_s: float = 120.0) -> tuple[int, str, str]:
+    """Run ``command`` in a fresh, network-less container of ``ref``; (exit status, stdout, stderr).
 
-    The first of /opt/venv/bin/python, python3, python found in the image runs it.
-
-    :raises EngineError: when no interpreter is found, the script fails or the timeout passes.
+    :raises EngineError: when the container cannot start or the timeout passes.
     """
     import docker.errors
 
-    finder = ('for py in "$VIRTUAL_ENV/bin/python" /opt/venv/bin/python python3 python; do '
-              'if command -v "$py" >/dev/null 2>&1; then exec "$py" -c "$0"; fi; done; '
-              'echo "no Python interpreter in the image" >&2; exit 127')
     try:
-        container = client.containers.create(ref, entrypoint=["/bin/sh", "-c", finder], command=[source],
-                                             network_disabled=True, detach=True)
+        container = client.containers.create(ref, entrypoint=entrypoint, command=command, network_disabled=True,
+                                             detach=True)
     except docker.errors.APIError as exc:
         raise EngineError(f"cannot start a container of {ref!r}: {_short(exc)}") from None
     try:
@@ -111,18 +107,32 @@ def run_script(client: Any, ref: str, source: str, *, timeout_s: float) -> str:
             status = container.wait(timeout=timeout_s)
         except Exception:  # reason: the SDK's timeout surfaces as a requests exception
             container.kill()
-            raise EngineError(f"the inspection script in {ref!r} did not finish within {timeout_s:.0f}s") from None
+            raise EngineError(f"{command[0]} in {ref!r} did not finish within {timeout_s:.0f}s") from None
         out = container.logs(stdout=True, stderr=False).decode("utf-8", "replace")
         err = container.logs(stdout=False, stderr=True).decode("utf-8", "replace")
-        if int(status.get("StatusCode", 1)) != 0:
-            tail = (err.strip().splitlines() or ["no output"])[-1]
-            raise EngineError(f"the inspection script failed in {ref!r}: {tail}")
-        return str(out)
+        return int(status.get("StatusCode", 1)), str(out), str(err)
     finally:
         try:
             container.remove(force=True)
         except docker.errors.APIError:
             logger.debug("could not remove container %s", container.id)
+
+
+def run_script(client: Any, ref: str, source: str, *, timeout_s: float) -> str:
+    """Run a Python script in a fresh container of ``ref`` (no network) and return its stdout.
+
+    The first of $VIRTUAL_ENV/bin/python, /opt/venv/bin/python, python3, python in the image runs it.
+
+    :raises EngineError: when no interpreter is found, the script fails or the timeout passes.
+    """
+    finder = ('for py in "$VIRTUAL_ENV/bin/python" /opt/venv/bin/python python3 python; do '
+              'if command -v "$py" >/dev/null 2>&1; then exec "$py" -c "$0"; fi; done; '
+              'echo "no Python interpreter in the image" >&2; exit 127')
+    status, out, err = run_in_image(client, ref, [source], entrypoint=["/bin/sh", "-c", finder], timeout_s=timeout_s)
+    if status != 0:
+        tail = (err.strip().splitlines() or ["no output"])[-1]
+        raise EngineError(f"the inspection script failed in {ref!r}: {tail}")
+    return out
 
 
 def build(client: Any, context_dir: str, *, tag: str, buildargs: Mapping[str, str] | None = None,

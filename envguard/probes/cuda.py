@@ -198,6 +198,24 @@ def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str
     return tuple(libs)
 
 
+def libraries_in_image(ldconfig_text: str, wheel_files: Iterable[tuple[str, str, str]]) -> tuple[SharedLibrary, ...]:
+    """CUDA-family libraries inside a container image, from its ``ldconfig -p`` and its wheels (pure).
+
+    Paths are the image's: they are never resolved on this machine.
+    """
+    libs: list[SharedLibrary] = []
+    for soname, path in parse_ldconfig(ldconfig_text):
+        family = _family(soname)
+        if family is not None and _is_soname(soname):
+            libs.append(SharedLibrary(family, soname, path, "image ldconfig", parsers.version_from_soname(soname)))
+    for dist, _version, path in wheel_files:
+        name = os.path.basename(path)
+        family = _family(name)
+        if family is not None and _is_soname(name):
+            libs.append(SharedLibrary(family, name, path, f"wheel:{dist}", parsers.version_from_soname(name)))
+    return tuple(libs)
+
+
 def _is_soname(name: str) -> bool:
     """``libcudnn.so.9`` yes, ``libcudnn.so`` (the dev symlink) no."""
     return re.search(r"\.so\.\d+", name) is not None
