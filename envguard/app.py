@@ -21,11 +21,9 @@ from envguard.rules import run_rules
 from envguard.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from envguard.engine import BuildResult
-
     # NOTE: imported where used, so that `envguard check` does not pay for smoke, queries and fingerprints.
     from envguard.fingerprints import Fingerprint
-    from envguard.lock.render import RenderedFile
+    from envguard.lock.render import LockOutcome
     from envguard.lock.request import HostFacts
     from envguard.lock.spec import LockSpec
     from envguard.lock.verify import VerifyResult
@@ -360,18 +358,6 @@ class LockOptions:
     timeout_s: float = 600.0
 
 
-@dataclass(frozen=True, slots=True)
-class LockOutcome:
-    """The lock, its rendered files, where they went, and why the build was chosen."""
-
-    spec: LockSpec
-    files: tuple[RenderedFile, ...]
-    written: tuple[str, ...]
-    reasons: tuple[str, ...]
-    wheels: tuple[str, ...] = ()
-    image: BuildResult | None = None
-
-
 def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
     """(X.Y.Z, "linux-x86_64") of an interpreter."""
     from envguard import _subprocess
@@ -502,7 +488,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     out_dir = Path(options.output_dir)
     targets = [out_dir / f.name for f in files]
     if options.dry_run:
-        return LockOutcome(spec, files, (), plan.reasons, tuple(w for w, _ in wheels))
+        return _render.LockOutcome(spec, files, (), plan.reasons, tuple(w for w, _ in wheels))
     existing = [str(t) for t in targets if t.exists()]
     if existing and not options.force:
         raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
@@ -527,8 +513,9 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         client = engine.connect()
         tag = options.tag or f"envguard-lock:{spec.fingerprint.removeprefix('sha256:')[:12]}"
         args = {"BASE_IMAGE": options.base_image} if options.base_image else {}
-        image = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
-    return LockOutcome(spec, files, tuple(written), plan.reasons, tuple(w for w, _ in wheels), image)
+        built = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
+        image = _render.BuiltImage(built.tag, built.image_id, built.duration_s)
+    return _render.LockOutcome(spec, files, tuple(written), plan.reasons, tuple(w for w, _ in wheels), image)
 
 
 def read_lock(path: str) -> tuple[LockSpec, str]:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from envguard.formatters.base import RESULT_VERSION
 
 if TYPE_CHECKING:
-    from envguard.app import LockOutcome
+    from envguard.lock.render import LockOutcome
     from envguard.lock.verify import VerifyResult
 
 

@@ -46,6 +46,27 @@ class RenderedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class BuiltImage:
+    """An image `lock --build` built."""
+
+    tag: str
+    image_id: str
+    duration_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class LockOutcome:
+    """The lock, its rendered files, where they went, and why the build was chosen."""
+
+    spec: LockSpec
+    files: tuple[RenderedFile, ...]
+    written: tuple[str, ...]
+    reasons: tuple[str, ...]
+    wheels: tuple[str, ...] = ()
+    image: BuiltImage | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class DockerOptions:
     """Choices for the Dockerfile writer."""
 
