@@ -96,5 +96,6 @@ def test_wheel_ships_matrices_templates_and_in_target_scripts(tmp_path: Path) ->
         assert f"envguard/_data/matrices/{matrix.name}" in names
     for template in (ROOT / "templates").glob("*.tmpl"):
         assert f"envguard/_data/templates/{template.name}" in names
-    for script in ("probes/_inspect_target.py", "probes/_deep_framework.py", "smoke/_payload.py"):
+    for script in ("probes/_inspect_target.py", "probes/_deep_framework.py", "probes/_installed.py",
+                   "smoke/_payload.py"):
         assert f"envguard/{script}" in names

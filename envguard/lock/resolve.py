@@ -137,7 +137,9 @@ class PipResolver:
             argv = [exe, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--no-input",
                     "--disable-pip-version-check", "--report", str(report), "-r", str(req_file)]
             if request.interpreter is None:
-                argv += ["--python-version", request.python, "--only-binary=:all:", "--implementation", "cp"]
+                # NOTE: older pip accepts platform options only with --target; --dry-run writes nothing there.
+                argv += ["--python-version", request.python, "--only-binary=:all:", "--implementation", "cp",
+                         "--target", str(Path(tmp) / "target")]
                 for tag in PLATFORMS[request.platform][1]:
                     argv += ["--platform", tag]
             if request.index_url:
