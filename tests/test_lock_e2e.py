@@ -66,7 +66,7 @@ def in_tmp(tmp_path: Path) -> Iterator[Path]:
 @pytest.mark.parametrize("resolver", ["uv", "pip"])
 def test_lock_resolves_pins_with_hashes(resolver: str, wheelhouse: Path, tmp_path: Path) -> None:
     out = tmp_path / "lock"
-    code, stdout, stderr = invoke("lock", "click<8.1.7", "six", *OFFLINE, "--find-links", str(wheelhouse),
+    code, _stdout, stderr = invoke("lock", "click<8.1.7", "six", *OFFLINE, "--find-links", str(wheelhouse),
                                   "--resolver", resolver, "-o", str(out))
     assert code == 0, stderr
     doc = json.loads((out / "envguard.lock.json").read_text())
