@@ -412,6 +412,10 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         _render.check_image_ref(options.base_image)
     if options.tag:
         _render.check_image_ref(options.tag)
+    from envguard.lock.spec import check_url
+
+    if options.index_url:
+        check_url(options.index_url, "--index-url")
     skipped: tuple[tuple[str, str], ...] = ()
     interpreter: str | None = None
     python_text = options.python or sys.executable

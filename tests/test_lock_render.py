@@ -160,7 +160,7 @@ def test_render_json_and_render_dispatch(m: Matrices) -> None:
     files = render(spec, m, ("json", "pip"), NO_DOCKER)
     assert [f.name for f in files] == ["requirements.lock.txt", "envguard.lock.json"]  # FILES order
     assert list(FILES) == ["pip", "conda", "docker", "json"]
-    with pytest.raises(LockError, match="unknown --format yaml"):
+    with pytest.raises(LockError, match=r"unknown --format yaml"):
         render(spec, m, ("pip", "yaml"), NO_DOCKER)
 
 
@@ -229,7 +229,7 @@ def test_docker_cpu_python_without_os_package(m: Matrices) -> None:
 
 @pytest.mark.parametrize("cuda", ["10.2", "9.0"])
 def test_docker_cuda_without_image(m: Matrices, cuda: str) -> None:
-    with pytest.raises(LockError, match=f"cuda-images.toml has no nvidia/cuda image for CUDA {cuda}; pass --base-image"):
+    with pytest.raises(LockError, match=f"has no nvidia/cuda image for CUDA {cuda}; pass --base-image"):
         render_docker(_spec(cuda, "3.10"), m, NO_DOCKER)
 
 
@@ -245,7 +245,7 @@ def test_docker_base_image_override(m: Matrices) -> None:
 
 
 def test_docker_bad_base_image_override(m: Matrices) -> None:
-    with pytest.raises(LockError, match="is not a Docker image reference"):
+    with pytest.raises(LockError, match=r"is not a Docker image reference"):
         render_docker(_spec(), m, DockerOptions(base_image="ubuntu:22.04\nRUN curl x | sh"))
 
 
@@ -311,13 +311,19 @@ def test_check_image_ref_accepts(ref: str) -> None:
     "ubuntu:22.04\nRUN id", "-ubuntu",
 ])
 def test_check_image_ref_rejects(ref: str) -> None:
-    with pytest.raises(LockError, match="is not a Docker image reference"):
+    with pytest.raises(LockError, match=r"is not a Docker image reference"):
         check_image_ref(ref)
 
 
-@pytest.mark.xfail(strict=True, reason="render.py:35 uses _IMAGE_REF.match with a '$' anchor, which matches before a "
-                                       "trailing newline: 'ubuntu:22.04\\n' is accepted and breaks the "
-                                       "'# Base: ...' comment line of the Dockerfile")
 def test_check_image_ref_rejects_trailing_newline() -> None:
     with pytest.raises(LockError):
         check_image_ref("ubuntu:22.04\n")
+
+
+def test_index_url_is_rendered_as_the_base_index(m: Matrices) -> None:
+    spec = _spec(indexes=(IndexUse("https://mirror.example/simple", "--index-url"),
+                          IndexUse("https://download.pytorch.org/whl/cu124", "torch 2.5 cu124 builds")))
+    text = render_pip(spec, m, DockerOptions()).text
+    assert "\n--index-url https://mirror.example/simple\n" in text
+    assert "--extra-index-url https://mirror.example" not in text
+    assert '    - "--index-url https://mirror.example/simple"' in render_conda(spec, m, DockerOptions()).text

@@ -80,7 +80,7 @@ def test_parse_hashed_requirements_empty_output() -> None:
     f"foo>=1.0 \\\n    --hash=sha256:{h('f')}",
 ])
 def test_parse_hashed_requirements_rejects_non_pins(line: str) -> None:
-    with pytest.raises(LockError, match="the resolver returned a requirement envguard cannot lock"):
+    with pytest.raises(LockError, match=r"the resolver returned a requirement envguard cannot lock"):
         parse_hashed_requirements(f"a==1.0 \\\n    --hash=sha256:{h('a')}\n{line}\n", set())
 
 
@@ -90,7 +90,7 @@ def test_parse_hashed_requirements_rejects_pin_without_hash() -> None:
 
 
 def test_parse_hashed_requirements_rejects_bad_version() -> None:
-    with pytest.raises(LockError, match="is not a PEP 440 version"):
+    with pytest.raises(LockError, match=r"is not a PEP 440 version"):
         parse_hashed_requirements(f"a==latest \\\n    --hash=sha256:{h('a')}\n", set())
 
 
@@ -135,7 +135,7 @@ def test_parse_pip_report_local_directory_has_no_hash() -> None:
 @pytest.mark.parametrize("archive", [{"hash": "md5=" + "0" * 32}, {"hashes": {"sha256": "xyz"}}, {}])
 def test_parse_pip_report_rejects_missing_or_bad_sha256(archive: dict[str, Any]) -> None:
     doc = _report(_item("a", "1.0", {"url": "https://x.org/a-1.0.tar.gz", "archive_info": archive}))
-    with pytest.raises(LockError, match="which has no sha256 to lock"):
+    with pytest.raises(LockError, match=r"which has no sha256 to lock"):
         parse_pip_report(doc, set())
 
 
@@ -143,13 +143,13 @@ def test_parse_pip_report_rejects_missing_or_bad_sha256(archive: dict[str, Any])
     _report(version="2"), _report(version=None), {"version": "1"}, {"version": "1", "install": {}},
 ])
 def test_parse_pip_report_rejects_other_versions_and_shapes(doc: dict[str, Any]) -> None:
-    with pytest.raises(LockError, match="^pip's --report is not an installation report of version 1$"):
+    with pytest.raises(LockError, match=r"^pip's --report is not an installation report of version 1$"):
         parse_pip_report(doc, set())
 
 
 def test_parse_pip_report_rejects_bad_name() -> None:
     doc = _report(_item("a;b", "1.0", {"url": "u", "archive_info": {"hashes": {"sha256": h("a")}}}))
-    with pytest.raises(LockError, match="is not a valid distribution name"):
+    with pytest.raises(LockError, match=r"is not a valid distribution name"):
         parse_pip_report(doc, set())
 
 
@@ -241,7 +241,7 @@ def test_uv_resolver_failure_carries_uv_reason() -> None:
 
 
 def test_uv_resolver_not_startable() -> None:
-    with pytest.raises(LockError, match="^/opt/uv: not found$"):
+    with pytest.raises(LockError, match=r"^/opt/uv: not found$"):
         UvResolver("/opt/uv").resolve(_request(), Recorder(rc=127, start_error="not found"))
 
 
@@ -257,13 +257,16 @@ def test_pip_resolver_argv_for_a_foreign_target() -> None:
                         "--no-input", "--disable-pip-version-check")
     assert argv[9] == "--report" and argv[10].endswith("report.json")
     assert argv[11] == "-r" and argv[12].endswith("requirements.in")
-    assert argv[13:19] == ("--python-version", "3.12", "--only-binary=:all:", "--implementation", "cp", "--platform")
+    assert argv[13:18] == ("--python-version", "3.12", "--only-binary=:all:", "--implementation", "cp")
+    # pip takes platform options only with --target (older pip); it must point into the temporary folder.
+    assert run.cwd is not None
+    assert "--target" in argv and argv[argv.index("--target") + 1].startswith(run.cwd)
     platforms = [argv[i + 1] for i, a in enumerate(argv) if a == "--platform"]
     assert tuple(platforms) == PLATFORMS["linux-x86_64"][1]
     assert argv[-5:] == ("--extra-index-url", "https://download.pytorch.org/whl/cpu", "--find-links", "/w",
                          "--no-index")
     assert run.req_file_text == "numpy==2.1.*\n"
-    assert run.cwd is not None and argv[10].startswith(run.cwd)
+    assert argv[10].startswith(run.cwd)
     assert run.timeout == 42.0
     assert result.resolver == "pip 24.2"
     assert result.packages == (LockedPackage("numpy", "2.1.3", (f"sha256:{h('9')}",), True),)
@@ -276,7 +279,7 @@ def test_pip_resolver_native_interpreter_resolves_without_platform_flags() -> No
     PipResolver("/usr/bin/python3").resolve(_request(interpreter="/venv/bin/python", index_url="https://m/simple"), run)
     assert run.argv[0] == "/venv/bin/python"
     assert "--platform" not in run.argv and "--python-version" not in run.argv
-    assert "--only-binary=:all:" not in run.argv
+    assert "--only-binary=:all:" not in run.argv and "--target" not in run.argv
     assert run.argv[-2:] == ("--index-url", "https://m/simple")
 
 
@@ -294,16 +297,16 @@ def test_pip_resolver_failure_carries_pip_reason() -> None:
 
 
 def test_pip_resolver_timeout() -> None:
-    with pytest.raises(LockError, match="did not finish within"):
+    with pytest.raises(LockError, match=r"did not finish within"):
         PipResolver("python3").resolve(_request(), Recorder(rc=-9, timed_out=True))
 
 
 def test_pip_resolver_without_report() -> None:
-    with pytest.raises(LockError, match="^pip wrote no readable --report"):
+    with pytest.raises(LockError, match=r"^pip wrote no readable --report"):
         PipResolver("python3").resolve(_request(), Recorder())
 
 
 def test_pip_resolver_report_without_hash() -> None:
     report = _report(_item("myproj", "0.1", {"url": "file:///src/myproj", "dir_info": {"editable": True}}))
-    with pytest.raises(LockError, match="myproj==0.1 comes from file:///src/myproj"):
+    with pytest.raises(LockError, match=r"myproj==0.1 comes from file:///src/myproj"):
         PipResolver("python3").resolve(_request(), Recorder(report=report))

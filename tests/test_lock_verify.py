@@ -164,3 +164,9 @@ def test_direct_url_install_of_the_locked_version_is_drift() -> None:
 def test_variant_versus_different(installed: str, kind: str) -> None:
     result = _compare(_spec(), _installed(torch=installed))
     assert [d.kind for d in result.drifts] == [kind]
+
+
+def test_equal_versions_spelled_differently_are_not_drift() -> None:
+    spec = dataclasses.replace(_spec(), packages=(*_spec().packages[:2], LockedPackage("filelock", "3.16", H)))
+    result = _compare(spec, _installed(filelock="3.16.0"))
+    assert result.ok, result.drifts

@@ -32,7 +32,7 @@ def check_image_ref(ref: str) -> str:
 
     :raises LockError: otherwise.
     """
-    if not _IMAGE_REF.match(ref):
+    if not _IMAGE_REF.fullmatch(ref):
         raise LockError(f"{ref!r} is not a Docker image reference (e.g. nvidia/cuda:12.4.1-runtime-ubuntu22.04)")
     return ref
 
@@ -94,7 +94,7 @@ def header(spec: LockSpec) -> str:
     """The provenance header every text output opens with (comment lines)."""
     t = spec.target
     if t.cuda:
-        cuda_line = f"CUDA {t.cuda} ({t.variant} build"
+        cuda_line = f"CUDA {t.cuda} ({t.variant or 'CUDA'} build"
         cuda_line += f", cuDNN {t.cudnn}" if t.cudnn else ""
         cuda_line += f", NCCL {t.nccl}" if t.nccl else ""
         cuda_line += f"); needs NVIDIA driver >= {t.driver_floor}" if t.driver_floor else ")"
@@ -114,7 +114,8 @@ def header(spec: LockSpec) -> str:
 
 def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
     """requirements.lock.txt: index lines, then ``==`` pins with every ``--hash``."""
-    indexes = "\n".join(f"--extra-index-url {i.url}  # {i.reason}" for i in spec.indexes)
+    indexes = "\n".join(f"--index-url {i.url}" if i.reason == "--index-url" else
+                        f"--extra-index-url {i.url}  # {i.reason}" for i in spec.indexes)
     pins = []
     for p in sorted(spec.packages, key=lambda p: p.key):
         lines = [f"{p.name}=={p.version}"] + [f"    --hash={h}" for h in sorted(p.hashes)]
@@ -127,7 +128,8 @@ def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> R
 def render_conda(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
     """environment.yml: Python and cuda-version from conda-forge, the hash-locked pins under ``pip:``."""
     conda_pins = f"  - cuda-version={spec.target.cuda}\n" if spec.target.cuda else ""
-    pip_lines = [f'    - "--extra-index-url {i.url}"' for i in spec.indexes]
+    pip_lines = [f'    - "--index-url {i.url}"' if i.reason == "--index-url" else f'    - "--extra-index-url {i.url}"'
+                 for i in spec.indexes]
     for p in sorted(spec.packages, key=lambda p: p.key):
         hashes = " ".join(f"--hash={h}" for h in sorted(p.hashes))
         pip_lines.append(f'    - "{p.name}=={p.version} {hashes}"')

@@ -84,7 +84,8 @@ def requirements_from_pyproject(text: str, where: str) -> tuple[Requirement, ...
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise LockError(f"{where} is not valid TOML: {exc}") from None
-    deps = (data.get("project") or {}).get("dependencies")
+    project = data.get("project")
+    deps = project.get("dependencies") if isinstance(project, dict) else None
     if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
         raise LockError(f"{where} has no [project].dependencies list to lock")
     return parse_requirements(deps, where)
@@ -210,6 +211,11 @@ def plan(
     torch_req = by_name.get("torch")
     if torch_req is None and any(c in by_name for c in TORCH_COMPANIONS):
         torch_req = Requirement("torch")
+    if cuda not in ("auto", "cpu"):
+        try:
+            Version(cuda)
+        except InvalidVersion:
+            raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
     if torch_req is None:
         cuda_text = None if cuda in ("auto", "cpu") else cuda
         return LockPlan(tuple(str(r) for r in requirements), (), LockTarget(python, platform, cuda_text))
@@ -264,7 +270,7 @@ def check_resolution(plan_: LockPlan, packages: Sequence[LockedPackage]) -> None
         if pin is None:
             continue
         got = pin.local or ""
-        if got != local and not (local == "" and got == "" ):
+        if got != local:
             want = f"the +{local} build" if local else "PyPI's default build (no local version)"
             where = ", ".join(i.url for i in plan_.indexes) or "the default index"
             raise LockError(f"the resolver chose {name}=={pin.version}, not {want} from {where}; "

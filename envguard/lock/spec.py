@@ -28,7 +28,7 @@ def check_name(name: str, what: str = "package name") -> str:
 
     :raises LockError: for anything that is not a PEP 508 name.
     """
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise LockError(f"{what} {name!r} is not a valid distribution name")
     return name
 
@@ -42,7 +42,7 @@ def check_version(version: str, name: str) -> str:
         Version(version)
     except InvalidVersion:
         raise LockError(f"{name}: {version!r} is not a PEP 440 version") from None
-    if not re.match(r"^[A-Za-z0-9.+!_-]+$", version):
+    if not re.fullmatch(r"[A-Za-z0-9.+!_-]+", version):
         raise LockError(f"{name}: version {version!r} has characters envguard will not render")
     return version
 
@@ -52,7 +52,7 @@ def check_url(url: str, what: str = "index URL") -> str:
 
     :raises LockError: otherwise.
     """
-    if not _URL.match(url):
+    if not _URL.fullmatch(url):
         raise LockError(f"{what} {url!r} is not a plain http(s) URL")
     return url
 
@@ -182,7 +182,7 @@ class LockSpec:
             for p in data["packages"]:
                 pname = check_name(_str(p["name"]))
                 hashes = tuple(_str(h) for h in p.get("hashes") or ())
-                bad = [h for h in hashes if not _HASH.match(h)]
+                bad = [h for h in hashes if not _HASH.fullmatch(h)]
                 if bad:
                     raise LockError(f"{name}: {pname}: malformed hash {bad[0]!r}")
                 packages.append(LockedPackage(pname, check_version(_str(p["version"]), pname), hashes,

@@ -47,6 +47,14 @@ class VerifyResult:
         return not self.drifts
 
 
+def _same_version(a: str, b: str) -> bool:
+    """PEP 440 equality ("1.0" == "1.0.0"), local label included; text equality for non-versions."""
+    try:
+        return Version(a) == Version(b)
+    except InvalidVersion:
+        return a == b
+
+
 def _same_public(a: str, b: str) -> bool:
     try:
         return Version(a).public == Version(b).public
@@ -90,7 +98,7 @@ def compare(
         if dist is None:
             drifts.append(Drift("missing", pin.name, pin.version, None, f"{pin.name}=={pin.version} is not installed"))
             continue
-        if dist.version != pin.version:
+        if not _same_version(dist.version, pin.version):
             if _same_public(dist.version, pin.version):
                 drifts.append(Drift("variant", pin.name, pin.version, dist.version,
                                     f"{pin.name} {dist.version} is a different build variant than the locked "
