@@ -387,5 +387,5 @@ def test_cuda_is_validated_even_without_a_framework() -> None:
 
 
 def test_pyproject_with_a_non_table_project_is_a_lock_error() -> None:
-    with pytest.raises(LockError, match="no \\[project\\].dependencies"):
+    with pytest.raises(LockError, match=r"no \[project\]\.dependencies"):
         requirements_from_pyproject('project = "x"', "pyproject.toml")
