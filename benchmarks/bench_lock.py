@@ -41,10 +41,11 @@ Method:
 * Configuration is the machine's own and is shared: pip and pip-compile (and so envguard's pip resolver)
   read pip's configuration files and ``PIP_*`` variables (on the reference machine a global constraint
   file capping torch, extra local ``file://`` indexes and ``--find-links``); uv reads none of them and
-  sees only the default index. The JSON records ``pip config list`` and what the default index offers
-  (PEP 658 metadata files, the JSON API that pip-tools takes hashes from): where it offers neither,
-  pip downloads whole wheels for their metadata and pip-compile downloads and hashes every file of each
-  pinned version, so its time depends heavily on the index.
+  sees only the default index. The JSON records ``pip config list`` and what the default index offers:
+  PEP 658 metadata files (without them pip downloads whole wheels for their metadata), and a JSON API
+  whose file URLs are the simple page's (pip-tools takes hashes from it only then; otherwise it downloads
+  and hashes every file of each pinned version, all platforms). pip-compile's time, and the pip
+  resolver's, therefore depend heavily on the index; the table ends with a note when it lacks either.
 * Bytecode is cached for the children as in bench_check.py (``PYTHONDONTWRITEBYTECODE`` dropped,
   ``PYTHONPYCACHEPREFIX`` set), unless ``--keep-bytecode-env``.
 """
@@ -82,24 +83,27 @@ LABELS = {"envguard_uv": "envguard lock (uv)", "envguard_pip": "envguard lock (p
 
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
 
-#: Child-side probe of the default index: PEP 658 metadata links and the PyPI JSON API (pip-tools' hashes).
+#: Child-side probe of the default index: PEP 658 metadata links on the simple page, and whether the PyPI
+#: JSON API's file URLs are those of the simple page (pip-tools takes hashes from it only then).
 _INDEX_PROBE = """\
 import json, os, ssl, sys, urllib.request
 from pip._internal.models.index import PyPI
 ctx = ssl.create_default_context(cafile=os.environ.get("PIP_CERT") or None)
-out = {"simple_url": PyPI.simple_url}
+out = {"simple_url": PyPI.simple_url, "project": sys.argv[1]}
 def get(url, accept):
     req = urllib.request.Request(url, headers={"Accept": accept})
-    with urllib.request.urlopen(req, timeout=30, context=ctx) as resp:
-        return resp.status, resp.read().decode("utf-8", "replace")
+    with urllib.request.urlopen(req, timeout=60, context=ctx) as resp:
+        return resp.read().decode("utf-8", "replace")
+page = ""
 try:
-    _, page = get(PyPI.simple_url + "/" + sys.argv[1] + "/", "text/html")
+    page = get(PyPI.simple_url + "/" + sys.argv[1] + "/", "text/html")
     out["pep658_metadata"] = "data-dist-info-metadata" in page or "data-core-metadata" in page
 except Exception as exc:
     out["pep658_metadata"] = "error: %s" % exc
 try:
-    status, _ = get(PyPI.pypi_url + "/" + sys.argv[1] + "/json", "application/json")
-    out["json_api"] = status == 200
+    files = json.loads(get(PyPI.pypi_url + "/" + sys.argv[1] + "/json", "application/json"))["urls"]
+    out["json_api"] = True
+    out["json_api_urls_match_simple"] = bool(files) and all(f["url"] in page for f in files)
 except Exception as exc:
     out["json_api"] = False if getattr(exc, "code", None) == 404 else "error: %s" % exc
 print(json.dumps(out))
@@ -341,6 +345,12 @@ def markdown(report: dict[str, object]) -> str:
     lines += ["", f"Warm cache: median of {report['runs']} timed runs after one untimed warm-up per command"
               + ("; cold: one run with empty uv/pip/pip-tools caches." if cold else "."),
               f"Default index: {json.dumps(env['default_index'])}. pip config: {'; '.join(env['pip_config'])}."]
+    index = env["default_index"]
+    if isinstance(index, dict) and (index.get("pep658_metadata") is not True
+                                    or index.get("json_api_urls_match_simple") is not True):
+        lines.append("Note: this index lacks PEP 658 metadata and/or a JSON API pip-tools can match, so pip "
+                     "downloads whole wheels for metadata and pip-compile downloads and hashes every file of "
+                     "each pin; against an index that has both, pip and pip-compile would be faster.")
     return "\n".join(lines)
 
 

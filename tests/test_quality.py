@@ -71,7 +71,8 @@ def test_subprocess_only_in_its_module() -> None:
 def _readme_test_command() -> str:
     readme = (ROOT / "README.md").read_text()
     block = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    commands = [line.strip() for line in block.splitlines() if line.strip().startswith("python3 -m venv")]
+    commands = [line.strip() for line in block.splitlines()
+                if line.strip().startswith(("python3 -m venv", "scripts/test-env && python3 -m venv"))]
     assert len(commands) == 2, "the Quick start has exactly two commands"
     return commands[1]
 
