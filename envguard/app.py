@@ -356,6 +356,8 @@ class LockOptions:
     build: bool = False
     tag: str | None = None
     timeout_s: float = 600.0
+    #: The bytes of stdin when a requirements file is "-".
+    stdin: bytes | None = None
 
 
 def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
@@ -433,7 +435,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     else:
         reqs = _request.parse_requirements(options.requirements, "command line")
         for path in options.requirement_files:
-            text, name = read_text_input(path, what="requirements file")
+            text, name = read_text_input(path, stdin=options.stdin, what="requirements file")
             reqs += _request.parse_requirements(text.splitlines(), name)
         if options.pyproject:
             text, name = read_text_input(options.pyproject, what="pyproject.toml")

@@ -475,6 +475,7 @@ def lock(
             formats=formats, output_dir=output_dir, force=force, dry_run=dry_run, resolver=resolver,
             index_url=index_url, extra_index_urls=extra_index_urls, find_links=find_links, no_index=no_index,
             base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,
+            stdin=sys.stdin.buffer.read() if "-" in requirement_files else None,
         )
         outcome = app.lock(options)
     except EnvguardError as exc:

@@ -243,3 +243,18 @@ def test_verify_bad_lock_files(tmp_path: Path) -> None:
     assert code == 3 and "schema_version 99 is not supported" in err
     code, out, _e = invoke("verify", str(tmp_path / "nope.json"), "--format", "json")
     assert code == 3 and json.loads(out)["error"].endswith("does not exist")
+
+
+def test_requirements_from_stdin_and_files(wheelhouse: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["lock", "-r", "-", *OFFLINE, "--find-links", str(wheelhouse), "--dry-run",
+                                       "--format", "json", "--json"], input="six  # a comment\n\nclick==8.1.6\n")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["dry_run"] is True and doc["written"] == []
+    assert doc["lock"]["requirements"] == ["six", "click==8.1.6"]
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\nversion = "1"\ndependencies = ["six"]\n')
+    code, stdout, err = invoke("lock", "--pyproject", str(pyproject), *OFFLINE, "--find-links", str(wheelhouse),
+                               "--dry-run", "--format", "pip")
+    assert code == 0, err
+    assert "six==1.16.0 \\" in stdout
