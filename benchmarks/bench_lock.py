@@ -89,7 +89,7 @@ _INDEX_PROBE = """\
 import json, os, ssl, sys, urllib.request
 from pip._internal.models.index import PyPI
 ctx = ssl.create_default_context(cafile=os.environ.get("PIP_CERT") or None)
-out = {"simple_url": PyPI.simple_url, "project": sys.argv[1]}
+out = {"index": "the installer's default index", "project": sys.argv[1]}
 def get(url, accept):
     req = urllib.request.Request(url, headers={"Accept": accept})
     with urllib.request.urlopen(req, timeout=60, context=ctx) as resp:

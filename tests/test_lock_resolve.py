@@ -285,7 +285,7 @@ def test_pip_resolver_native_interpreter_resolves_without_platform_flags() -> No
 
 def test_pip_resolver_failure_carries_pip_reason() -> None:
     stderr = ("WARNING: Retrying after connection broken\n"
-              "Looking in indexes: https://pypi.org/simple\n"
+              "Looking in indexes: https://index.example/simple\n"
               "ERROR: Could not find a version that satisfies the requirement torch==9.9 (from versions: 2.5.1)\n"
               "ERROR: No matching distribution found for torch==9.9\n")
     with pytest.raises(LockError) as info:
