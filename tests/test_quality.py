@@ -100,3 +100,24 @@ def test_wheel_ships_matrices_templates_and_in_target_scripts(tmp_path: Path) ->
     for script in ("probes/_inspect_target.py", "probes/_deep_framework.py", "probes/_installed.py",
                    "smoke/_payload.py"):
         assert f"envguard/{script}" in names
+
+
+@pytest.mark.lint
+def test_no_package_registry_hostnames_in_committed_files() -> None:
+    """Committed files use the installer's default index; a hostname would pin everyone to one registry."""
+    import re
+
+    listed = _subprocess.run(("git", "-C", str(ROOT), "ls-files"), timeout=60)
+    if not listed.ok:
+        pytest.skip("not a git checkout")
+    pattern = re.compile(r"pypi\.org|pythonhosted\.org|pypi\.python\.org")
+    offenders = []
+    for name in listed.stdout.splitlines():
+        path = ROOT / name
+        if path.suffix in (".png", ".whl", ".gz") or not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        # NOTE: the tests that enforce this rule spell the pattern as a regex, never as a hostname.
+        if pattern.search(text.replace(r"pypi\.org", "").replace(r"pythonhosted\.org", "")):
+            offenders.append(name)
+    assert offenders == []
