@@ -84,6 +84,13 @@ def smoke_json(run: SmokeRun, fingerprint: Fingerprint | None, exit_code: int) -
 
 def smoke_junit(run: SmokeRun) -> str:
     """JUnit XML: one test case per smoke case (failed/error/timeout/skipped mapped to JUnit elements)."""
+    suites = ET.Element("testsuites")
+    suites.append(smoke_suite(run))
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def smoke_suite(run: SmokeRun) -> ET.Element:
+    """The ``<testsuite>`` element of a smoke run."""
     bad = sum(1 for r in run.results if r.status in (SmokeStatus.FAILED, SmokeStatus.TIMEOUT))
     errors = sum(1 for r in run.results if r.status is SmokeStatus.ERROR)
     skipped = sum(1 for r in run.results if r.status is SmokeStatus.SKIPPED)
@@ -100,9 +107,7 @@ def smoke_junit(run: SmokeRun) -> str:
         if r.metrics:
             out = ET.SubElement(case, "system-out")
             out.text = json.dumps(dict(r.metrics), sort_keys=True)
-    suites = ET.Element("testsuites")
-    suites.append(suite)
-    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+    return suite
 
 
 def smoke_markdown(run: SmokeRun, fingerprint: Fingerprint | None) -> str:
