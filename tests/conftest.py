@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -32,3 +34,15 @@ def _no_real_processes(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     if not any(m in request.keywords for m in ("slow", "gpu", "lint")):
         monkeypatch.setattr(_subprocess, "run", _forbidden)
     yield
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """click 8.1.7 and 8.1.6, six and packaging wheels, from the installer's default index."""
+    house = tmp_path_factory.mktemp("wheelhouse")
+    run = _subprocess.run  # NOTE: bound before any test patches it
+    for spec in ("click==8.1.7", "click==8.1.6", "six==1.16.0", "packaging==24.1"):
+        result = run((sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                      "-d", str(house), spec), timeout=300)
+        assert result.ok, result.stderr[-2000:]
+    return house

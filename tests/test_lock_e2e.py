@@ -25,17 +25,6 @@ def _run(*argv: str, timeout: float = 300) -> _subprocess.CommandResult:
     return _subprocess.run(tuple(argv), timeout=timeout)
 
 
-@pytest.fixture(scope="session")
-def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """click 8.1.7 and 8.1.6, six and packaging wheels, from the installer's default index."""
-    house = tmp_path_factory.mktemp("wheelhouse")
-    for spec in ("click==8.1.7", "click==8.1.6", "six==1.16.0", "packaging==24.1"):
-        result = _run(sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                      "-d", str(house), spec)
-        assert result.ok, result.stderr[-2000:]
-    return house
-
-
 def _venv(path: Path, house: Path, *packages: str) -> Path:
     assert _run(sys.executable, "-m", "venv", str(path)).ok
     python = path / "bin" / "python"
