@@ -731,3 +731,100 @@ def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
         except OSError as exc:
             raise InputError(f"cannot append to GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}") from None
     return tuple(written)
+
+
+# ---- fleet report ----------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    from envguard.fleet import FleetReport
+
+
+def fleet_report(directory: str, *, perf_threshold: float | None = None) -> FleetReport:
+    """Read every ``*.json`` result in ``directory`` and its immediate subfolders, and analyse the fleet.
+
+    A bad file is a problem entry in the report, never an error; an empty folder is a report without nodes.
+
+    :raises InputError: when ``directory`` is not a folder or cannot be listed.
+    """
+    from envguard.fleet import DEFAULT_PERF_THRESHOLD, Problem, analyse, read_results
+
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputError(f"{directory} is not a folder (give the folder that holds the nodes' JSON results)")
+    threshold = DEFAULT_PERF_THRESHOLD if perf_threshold is None else perf_threshold
+    try:
+        paths = sorted(p for p in {*root.glob("*.json"), *root.glob("*/*.json")} if p.is_file())
+    except OSError as exc:
+        raise InputError(f"cannot list {directory}: {exc.strerror or exc}") from None
+    if not paths:
+        return analyse([], [Problem(directory, "no *.json files in the folder or its subfolders")],
+                       perf_threshold=threshold, files=0, source=directory)
+    return read_results(paths, root=root, perf_threshold=threshold)
+
+
+# ---- init: CI workflows and fleet launchers --------------------------------------------------------
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from envguard.scaffold import CiOptions, FleetOptions, ScaffoldFile
+
+
+def render_ci(kinds: Sequence[str], options: CiOptions) -> tuple[ScaffoldFile, ...]:
+    """The `envguard init ci` files (validated, rendered, not written).
+
+    :raises InputError: an unknown kind or a bad option value.
+    """
+    from envguard.scaffold import render_ci as _render_ci
+
+    return _render_ci(kinds, options)
+
+
+def render_fleet(kind: str, options: FleetOptions) -> tuple[ScaffoldFile, ...]:
+    """The `envguard init fleet` file (validated, rendered, not written).
+
+    :raises InputError: an unknown kind or a bad option value.
+    """
+    from envguard.scaffold import render_fleet as _render_fleet
+
+    return _render_fleet(kind, options)
+
+
+def write_scaffold(files: Sequence[ScaffoldFile], out_dir: str, *, force: bool) -> tuple[str, ...]:
+    """Write rendered files under ``out_dir``; every target is checked before the first is written.
+
+    :raises InputError: a target exists (without ``force``) or is a folder, or a path cannot be written;
+        a refusal writes nothing.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"-o {out_dir} is not a folder")
+    targets = [out / f.path for f in files]
+    for target in targets:
+        if target.is_dir():
+            raise InputError(f"{target} is a directory")
+        blocked = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        if blocked is not None:
+            raise InputError(f"cannot write {target}: {blocked} is not a folder")
+    existing = [str(t) for t in targets if t.exists()]
+    if existing and not force:
+        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
+    written = []
+    for rendered, target in zip(files, targets, strict=True):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot create {target.parent}: {exc.strerror or exc}") from None
+        write_atomic(str(target), rendered.text, force=force)
+        written.append(str(target))
+    return tuple(written)
+
+
+def init_ci(kinds: Sequence[str], out_dir: str, force: bool, options: CiOptions) -> tuple[str, ...]:
+    """Render and write the CI files for ``kinds`` (github, gitlab, pre-commit) under ``out_dir``."""
+    return write_scaffold(render_ci(kinds, options), out_dir, force=force)
+
+
+def init_fleet(kind: str, out_dir: str, force: bool, options: FleetOptions) -> tuple[str, ...]:
+    """Render and write the fleet launcher for ``kind`` (slurm, kubernetes) under ``out_dir``."""
+    return write_scaffold(render_fleet(kind, options), out_dir, force=force)
