@@ -10,7 +10,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from envguard._subprocess import CommandResult, CommandRunner
 from envguard.resources import script_source
@@ -63,6 +63,21 @@ def select_cases(level: int, only: Sequence[str] = (), skip: Sequence[str] = ())
     return tuple(c for c in chosen if c not in skip)
 
 
+#: Runs torch.distributed.run (its arguments follow) in a process that dies with envguard (Linux
+#: PR_SET_PDEATHSIG): the runner kills only the launcher's process group, and a killed envguard would
+#: otherwise leave the launcher, and with it the ranks, running. Python 3.8 syntax: the target's.
+_LAUNCHER = (
+    "import ctypes, runpy, signal, sys\n"
+    "if sys.platform.startswith('linux'):\n"
+    "    try:\n"
+    "        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "sys.argv[0] = 'torch.distributed.run'\n"
+    "runpy.run_module('torch.distributed.run', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -75,7 +90,7 @@ def _argv(case: SmokeCase, payload: str, options: SuiteOptions) -> tuple[str, ..
         return (options.target_python, *tail)
     dist = options.dist
     endpoint = dist.rdzv_endpoint or f"127.0.0.1:{_free_port()}"
-    return (options.target_python, "-m", "torch.distributed.run", f"--nproc-per-node={dist.nproc_per_node or 2}",
+    return (options.target_python, "-c", _LAUNCHER, f"--nproc-per-node={dist.nproc_per_node or 2}",
             f"--nnodes={dist.nnodes}", f"--node-rank={dist.node_rank}", "--rdzv-backend=c10d",
             f"--rdzv-endpoint={endpoint}", "--max-restarts=0", *tail)
 
@@ -109,6 +124,11 @@ def decode_case(case: str, result: CommandResult) -> SmokeResult:
     digests = {str(k): str(v) for k, v in (doc.get("digests") or {}).items()}
     return SmokeResult(case, status, result.duration_s, str(doc.get("detail") or ""), metrics, digests,
                        doc.get("device"), doc.get("torch") or doc.get("framework"), result.returncode)
+
+
+def _multinode_hint(dist: DistOptions) -> str:
+    where = f"at {dist.rdzv_endpoint}" if dist.rdzv_endpoint else "(no --rdzv-endpoint was given)"
+    return f"multi-node: all {dist.nnodes} nodes must join the rendezvous {where}; did every node start and reach it?"
 
 
 def _crash_detail(result: CommandResult) -> str:
@@ -148,6 +168,8 @@ def run_suite(
                 on_event(case.name, None)
             result = runner(_argv(case, payload, options), timeout=timeout, env=env, cwd=work)
             decoded = decode_case(case.name, result)
+            if case.distributed and options.dist.nnodes > 1 and decoded.status is SmokeStatus.TIMEOUT:
+                decoded = replace(decoded, detail=f"{decoded.detail}; {_multinode_hint(options.dist)}")
             logger.info("smoke %s: %s in %.1fs", case.name, decoded.status.value, decoded.duration_s)
             results.append(decoded)
             if on_event:

@@ -19,7 +19,10 @@ their own cases, onnx and onnxruntime only inside the export case), nothing from
 import it); "framework" names the framework the case ran with its version.
 
 The process exits 0 whenever it printed that line (``os._exit``: no framework teardown). Under
-torch.distributed.run only RANK 0 prints; another rank exits 1 when its own run raised.
+torch.distributed.run only LOCAL_RANK 0 prints (one line per node, so every node's envguard gets the
+result), and a rank whose case did not pass exits 1, so that its launcher stops at once instead of
+waiting at its exit barrier for nodes that are gone. A ddp rank dies with its launcher (Linux
+PR_SET_PDEATHSIG), so killing the launcher leaves no worker behind.
 
 Fault injection for envguard's tests, ENVGUARD_SMOKE_INJECT (comma-separated, each ``KIND:CASE``):
 ``segfault:CASE`` SIGSEGV at the case's start, ``hang:CASE`` sleeps forever, ``exit:ddp`` makes
@@ -74,7 +77,8 @@ class _Ctx:
         self.level = args.level
         self.torch = None
         self.device = None
-        self.emit = True  # False on the ranks of a ddp run other than RANK 0
+        self.emit = True  # False on the ranks of a ddp run other than LOCAL_RANK 0
+        self.launched = False  # True in a ddp rank under torch.distributed.run
         self.notes = []
         self.result = {
             "case": args.case,
@@ -159,6 +163,18 @@ def _injections():
         if kind and case:
             out.add((kind, case))
     return out
+
+
+def _die_with_parent():
+    """Linux: SIGKILL this process when its parent (the torch.distributed.run agent) dies.
+
+    The agent starts each rank in a session of its own, so killing the agent's process group (a
+    timeout, or a node going away) would otherwise leave the ranks running.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
 
 
 def _inject_at_start(case):
@@ -367,7 +383,8 @@ def _case_ddp(ctx):
     world = int(os.environ["WORLD_SIZE"])
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(world)))
-    ctx.emit = rank == 0
+    ctx.emit = local_rank == 0
+    ctx.launched = True
     timeout_s = float(os.environ.get("ENVGUARD_SMOKE_DIST_TIMEOUT", "60"))
     if not dist.is_available():
         raise Outcome("failed", "torch.distributed is not available in this torch build")
@@ -422,7 +439,9 @@ def _case_ddp(ctx):
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(1)
-        m["final_loss_rank0"] = float(torch.stack(losses)[-1])
+        final = torch.stack(losses)[-1].reshape(1).clone()
+        dist.broadcast(final, src=0)  # every node reports rank 0's loss
+        m["final_loss_rank0"] = float(final)
 
         problems = []
         # parameters identical on every rank: elementwise MAX == MIN across ranks
@@ -1111,6 +1130,8 @@ def main(argv=None):
         args = _parse(argv)
         ctx = _Ctx(args)
         result = ctx.result
+        if args.case == "ddp" and "TORCHELASTIC_RUN_ID" in os.environ:
+            _die_with_parent()
         _inject_at_start(args.case)
         if args.case == "determinism":
             # cuBLAS reads this when it creates its handle: it must be set before CUDA is initialised
@@ -1146,6 +1167,8 @@ def main(argv=None):
     if emit:
         sys.stdout.write("\n" + json.dumps(_clean(result), allow_nan=False) + "\n")
     code = 0 if emit or result["status"] != "error" else 1
+    if ctx is not None and ctx.launched and result["status"] not in ("passed", "skipped"):
+        code = 1  # the launcher stops the other ranks now, not after its exit-barrier timeout
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
