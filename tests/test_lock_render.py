@@ -327,3 +327,17 @@ def test_index_url_is_rendered_as_the_base_index(m: Matrices) -> None:
     assert "\n--index-url https://mirror.example/simple\n" in text
     assert "--extra-index-url https://mirror.example" not in text
     assert '    - "--index-url https://mirror.example/simple"' in render_conda(spec, m, DockerOptions()).text
+
+
+def test_environment_yml_parses_as_a_conda_environment(m: Matrices) -> None:
+    import yaml
+
+    doc = yaml.safe_load(render_conda(_spec(), m, DockerOptions()).text)
+    assert set(doc) == {"name", "channels", "dependencies"}
+    assert doc["channels"] == ["conda-forge"]
+    deps = doc["dependencies"]
+    assert deps[:3] == ["python=3.10", "cuda-version=12.4", "pip"]
+    pip_section = deps[3]["pip"]
+    assert pip_section[0] == "--extra-index-url https://download.pytorch.org/whl/cu124"
+    assert pip_section[1].startswith("filelock==3.16.1 --hash=sha256:")
+    assert all(" --hash=sha256:" in line for line in pip_section[1:])
