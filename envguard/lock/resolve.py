@@ -91,6 +91,18 @@ def _explain(tool: str, result: CommandResult) -> str:
     return f"{tool} could not resolve the request:\n  {text}"
 
 
+def _source_args(request: ResolveRequest) -> list[str]:
+    """Where to look for packages; uv and pip spell these options the same way."""
+    argv = ["--index-url", request.index_url] if request.index_url else []
+    for url in request.extra_index_urls:
+        argv += ["--extra-index-url", url]
+    for link in request.find_links:
+        argv += ["--find-links", link]
+    if request.no_index:
+        argv.append("--no-index")
+    return argv
+
+
 @dataclass(frozen=True, slots=True)
 class UvResolver:
     """`uv pip compile --generate-hashes` for the lock's Python and platform."""
@@ -104,14 +116,7 @@ class UvResolver:
         uv_platform = PLATFORMS[request.platform][0]
         argv = [self.exe, "pip", "compile", "-", "--generate-hashes", "--no-header", "--no-annotate", "--quiet",
                 "--python-version", request.python, "--python-platform", uv_platform]
-        if request.index_url:
-            argv += ["--index-url", request.index_url]
-        for url in request.extra_index_urls:
-            argv += ["--extra-index-url", url]
-        for link in request.find_links:
-            argv += ["--find-links", link]
-        if request.no_index:
-            argv.append("--no-index")
+        argv += _source_args(request)
         result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
         if not result.ok:
             raise LockError(_explain("uv", result))
@@ -142,14 +147,7 @@ class PipResolver:
                          "--target", str(Path(tmp) / "target")]
                 for tag in PLATFORMS[request.platform][1]:
                     argv += ["--platform", tag]
-            if request.index_url:
-                argv += ["--index-url", request.index_url]
-            for url in request.extra_index_urls:
-                argv += ["--extra-index-url", url]
-            for link in request.find_links:
-                argv += ["--find-links", link]
-            if request.no_index:
-                argv.append("--no-index")
+            argv += _source_args(request)
             result = run(tuple(argv), timeout=request.timeout_s, cwd=tmp)
             if not result.ok:
                 raise LockError(_explain("pip", result))
