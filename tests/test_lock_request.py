@@ -389,3 +389,11 @@ def test_cuda_is_validated_even_without_a_framework() -> None:
 def test_pyproject_with_a_non_table_project_is_a_lock_error() -> None:
     with pytest.raises(LockError, match=r"no \[project\]\.dependencies"):
         requirements_from_pyproject('project = "x"', "pyproject.toml")
+
+
+def test_an_exact_pin_with_a_local_label_finds_its_release() -> None:
+    """--from-current pins torch==2.13.0+cpu: the release must still be found (the local label is kept)."""
+    got = plan(load_matrices(), parse_requirements(["torch==2.13.0+cpu"], "t"), python="3.11",
+               platform="linux-x86_64", cuda="cpu", host=None)
+    assert got.target.variant == "cpu" and got.requirements == ("torch==2.13.0+cpu,==2.13.*",)
+    assert got.expect_local == (("torch", "cpu"),)

@@ -106,7 +106,10 @@ def _series_admits(spec: SpecifierSet, series: str) -> bool:
     """Whether some patch release of a minor series ("2.5") satisfies the specifier."""
     if not str(spec):
         return True
-    return any(spec.contains(Version(f"{series}.{patch}"), prereleases=True) for patch in range(30))
+    # NOTE: "==2.13.0+cpu" (a --from-current pin) admits only versions carrying that local label.
+    locals_ = {""} | {"+" + s.version.split("+", 1)[1] for s in spec if "+" in s.version}
+    return any(spec.contains(Version(f"{series}.{patch}{local}"), prereleases=True)
+               for patch in range(30) for local in sorted(locals_))
 
 
 def _native_ok(matrices: Matrices, cuda: str, driver: Version) -> bool:
