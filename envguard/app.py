@@ -483,7 +483,15 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         found: set[str] = set()
         for entry in sorted(Path(options.wheelhouse).iterdir()):
             if entry.is_file() and entry.suffix in (".whl", ".gz", ".zip"):
-                digest = hashlib.sha256(entry.read_bytes()).hexdigest()
+                # NOTE: in chunks: CUDA wheels are gigabytes.
+                sha = hashlib.sha256()
+                try:
+                    with entry.open("rb") as fh:
+                        while chunk := fh.read(1 << 20):
+                            sha.update(chunk)
+                except OSError as exc:
+                    raise InputError(f"cannot read {entry}: {exc.strerror or exc}") from None
+                digest = sha.hexdigest()
                 if digest in wanted:
                     wheels.append((str(entry), digest))
                     found.add(digest)
@@ -501,7 +509,14 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError(f"-o {out_dir} is not a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    from envguard import engine
+
+    # NOTE: before writing, so that --build without an engine leaves nothing behind.
+    client = engine.connect() if options.build else None
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create -o {out_dir}: {exc.strerror or exc}") from None
     written = []
     for rendered, target in zip(files, targets, strict=True):
         write_atomic(str(target), rendered.text, force=options.force)
@@ -510,14 +525,14 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         import shutil
 
         house = out_dir / "wheelhouse"
-        house.mkdir(exist_ok=True)
-        for path, _digest in wheels:
-            shutil.copy2(path, house / Path(path).name)
+        try:
+            house.mkdir(exist_ok=True)
+            for path, _digest in wheels:
+                shutil.copy2(path, house / Path(path).name)
+        except OSError as exc:
+            raise InputError(f"cannot copy the locked files into {house}: {exc.strerror or exc}") from None
     image = None
-    if options.build:
-        from envguard import engine
-
-        client = engine.connect()
+    if client is not None:
         tag = options.tag or f"envguard-lock:{spec.fingerprint.removeprefix('sha256:')[:12]}"
         args = {"BASE_IMAGE": options.base_image} if options.base_image else {}
         built = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
@@ -718,7 +733,10 @@ def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
     existing = [str(out / n) for n in files if (out / n).exists()]
     if existing and not force:
         raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create --out {out_dir}: {exc.strerror or exc}") from None
     written = []
     for name, text in files.items():
         write_atomic(str(out / name), text, force=force)

@@ -559,8 +559,9 @@ def preflight(
     except EnvguardError as exc:
         _fail(str(exc), fmt, "preflight")
     if os.environ.get("GITHUB_ACTIONS") == "true":
+        # NOTE: the runner reads workflow commands on stderr too; stdout stays one JSON object.
         for line in github_annotations(result):
-            click.echo(line)
+            click.echo(line, err=fmt == "json")
     if fmt == "json":
         click.echo(preflight_json(result), nl=False)
     else:

@@ -197,6 +197,39 @@ def test_dry_run_prints_and_writes_nothing(wheelhouse: Path, tmp_path: Path) -> 
     assert not out.exists()
 
 
+def test_output_dir_below_a_file_is_one_line(wheelhouse: Path, tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("")
+    code, _o, err = invoke("lock", "six", *OFFLINE, "--find-links", str(wheelhouse), "-o", str(tmp_path / "f" / "o"))
+    assert code == 3 and err.startswith("envguard: error: cannot create -o ") and err.count("\n") == 1
+
+
+def test_docker_format_writes_the_requirements_file_the_dockerfile_copies(wheelhouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "lock"
+    code, _o, err = invoke("lock", "six", *OFFLINE, "--find-links", str(wheelhouse), "-o", str(out),
+                           "--format", "docker")
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["Dockerfile", "requirements.lock.txt"]
+
+
+def test_wheelhouse_copy_blocked_by_a_file_is_one_line(wheelhouse: Path, tmp_path: Path) -> None:
+    out = tmp_path / "lock"
+    out.mkdir()
+    (out / "wheelhouse").write_text("")
+    code, _o, err = invoke("lock", "six", *OFFLINE, "--find-links", str(wheelhouse), "-o", str(out),
+                           "--format", "docker", "--wheelhouse", str(wheelhouse))
+    assert code == 3 and err.startswith("envguard: error: cannot copy the locked files into ")
+    assert err.count("\n") == 1
+
+
+def test_build_without_an_engine_writes_nothing(wheelhouse: Path, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", "tcp://127.0.0.1:1")
+    out = tmp_path / "lock"
+    code, _o, err = invoke("lock", "six", *OFFLINE, "--find-links", str(wheelhouse), "-o", str(out), "--build")
+    assert code == 3 and "no Docker engine answers" in err
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (("torch==2.5.*", "--cuda", "12.9", "--python", "3.11"), "torch has no CUDA 12.9 build"),
     (("torch==2.5.*", "--cuda", "12.4", "--python", "3.14"), "Python 3.14 is outside the range"),

@@ -164,6 +164,21 @@ def test_render_json_and_render_dispatch(m: Matrices) -> None:
         render(spec, m, ("pip", "yaml"), NO_DOCKER)
 
 
+def test_docker_format_brings_the_requirements_file_its_dockerfile_copies(m: Matrices) -> None:
+    files = render(_spec(), m, ("docker",), NO_DOCKER)
+    assert [f.name for f in files] == ["requirements.lock.txt", "Dockerfile"]
+    assert "COPY requirements.lock.txt " in files[1].text
+
+
+def test_lock_text_names_a_cuda_lock_without_a_framework_variant(m: Matrices) -> None:
+    from envguard.formatters.lockfiles import lock_text
+    from envguard.lock.render import LockOutcome
+
+    spec = _spec(target=LockTarget("3.11", "linux-x86_64", "12.4"))
+    text = lock_text(LockOutcome(spec, (), (), ()), dry_run=False)
+    assert "(CUDA build, CUDA 12.4)" in text and "None" not in text
+
+
 # ---- base image choice ----------------------------------------------------------------------------
 
 

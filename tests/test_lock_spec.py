@@ -226,6 +226,14 @@ def test_from_dict_rejects_wrong_types() -> None:
         LockSpec.from_dict(doc)
 
 
+@pytest.mark.parametrize(("field", "value"), [("generator", "x"), ("generator", ["x"])])
+def test_from_dict_rejects_a_non_object_generator(field: str, value: Any) -> None:
+    doc = _doc()
+    doc[field] = value
+    with pytest.raises(LockError, match=r"missing or malformed field"):
+        LockSpec.from_dict(doc)
+
+
 @pytest.mark.parametrize("bad", ["md5:" + "a" * 32, "sha256:" + "A" * 64, "sha256:" + "a" * 63, "a" * 64])
 def test_from_dict_rejects_bad_hash_format(bad: str) -> None:
     doc = _doc()

@@ -186,6 +186,22 @@ def test_preflight_records_a_step_that_cannot_run_and_goes_on(tmp_path: Path) ->
     assert doc["check"]["snapshot"]["python"]["executable"]
 
 
+def test_preflight_json_stdout_stays_one_object_under_github_actions(tmp_path: Path) -> None:
+    code, stdout, err = invoke("preflight", "--python", str(tmp_path / "nope"), "--smoke-level", "0", "--out",
+                               str(tmp_path / "o"), "--format", "json", env={"GITHUB_ACTIONS": "true"})
+    assert code == 3
+    assert json.loads(stdout)["steps"][0]["status"] == "error"
+    assert err.startswith("::error title=envguard preflight check::")
+
+
+def test_preflight_out_below_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "f").write_text("")
+    code, stdout, err = invoke("preflight", "--python", str(tmp_path / "nope"), "--smoke-level", "0", "--out",
+                               str(tmp_path / "f" / "sub"))
+    assert code == 3 and stdout == ""
+    assert err.startswith("envguard: error: cannot create --out ") and err.count("\n") == 1
+
+
 @pytest.mark.slow
 def test_preflight_finds_the_lock_in_the_working_directory(venv_and_lock: tuple[Path, Path], tmp_path: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,8 @@ def lock_text(outcome: LockOutcome, *, dry_run: bool) -> str:
     """What was locked, why this build, and what was (or would be) written."""
     spec = outcome.spec
     t = spec.target
-    build = f"{t.variant} build, CUDA {t.cuda}" if t.cuda else ("CPU build" if t.variant == "cpu" else "no CUDA build")
+    build = (f"{t.variant or 'CUDA'} build, CUDA {t.cuda}" if t.cuda
+             else "CPU build" if t.variant == "cpu" else "no CUDA build")
     lines = [f"envguard lock: {len(spec.packages)} packages for Python {t.python} on {t.platform} ({build}), "
              f"resolved by {spec.resolver}"]
     lines += [f"  why: {r}" for r in outcome.reasons]

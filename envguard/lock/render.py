@@ -243,11 +243,13 @@ WRITERS: dict[str, Writer] = {"pip": render_pip, "conda": render_conda, "docker"
 def render(
     spec: LockSpec, matrices: Matrices, formats: tuple[str, ...], docker: DockerOptions,
 ) -> tuple[RenderedFile, ...]:
-    """Every requested output, in FILES order.
+    """Every requested output, in FILES order; docker brings requirements.lock.txt, which its Dockerfile COPYs.
 
     :raises LockError: for an unknown format or an unrenderable lock.
     """
     unknown = [f for f in formats if f not in WRITERS]
     if unknown:
         raise LockError(f"unknown --format {', '.join(unknown)} (choose from {', '.join(WRITERS)})")
+    if "docker" in formats:
+        formats = (*formats, "pip")
     return tuple(WRITERS[f](spec, matrices, docker) for f in FILES if f in formats)

@@ -197,7 +197,7 @@ class LockSpec:
                 matrices=tuple(_str(m) for m in gen.get("matrices") or ()),
                 skipped=tuple((_str(s["name"]), _str(s["reason"])) for s in data.get("skipped") or ()),
             )
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, AttributeError) as exc:
             raise LockError(f"{name} is not a valid envguard lock: missing or malformed field {exc}") from None
         recorded = data.get("fingerprint")
         if recorded is not None and recorded != spec.fingerprint:
