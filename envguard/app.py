@@ -716,6 +716,22 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
                    wall_s=time.monotonic() - start)
 
 
+PREFLIGHT_FILES = ("preflight.json", "junit.xml", "summary.md", "fingerprint.json")
+
+
+def check_preflight_out(out_dir: str, *, force: bool) -> None:
+    """Refuse early (before the steps run) when --out holds earlier results and --force is not given.
+
+    :raises InputError: when --out is a file or would be overwritten.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out_dir} is not a folder")
+    existing = [str(out / n) for n in PREFLIGHT_FILES if (out / n).exists()]
+    if existing and not force:
+        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was run or written)")
+
+
 def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
                     env: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Write preflight.json, junit.xml, summary.md and fingerprint.json into ``out_dir`` (atomically; refuses to

@@ -554,6 +554,7 @@ def preflight(
         options = app.PreflightOptions(target_python, lock=lock_file, find_lock=not no_verify,
                                        smoke_level=smoke_level, deep=deep, budget_s=budget_s, fail_on=fail_on,
                                        timeout_s=timeout_s, device=device, verify_files=not no_files)
+        app.check_preflight_out(out_dir, force=force)
         result = app.preflight(options)
         written = app.write_preflight(result, out_dir, force=force)
     except EnvguardError as exc:

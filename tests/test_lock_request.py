@@ -330,10 +330,6 @@ def test_check_resolution_companion_with_wrong_local(m: Matrices) -> None:
         check_resolution(p, [LockedPackage("torch", "2.5.1+cpu", H), LockedPackage("torchvision", "0.20.1+cu121", H)])
 
 
-def test_check_resolution_ignores_absent_pins(m: Matrices) -> None:
-    check_resolution(_plan(m, "torch==2.5.*", cuda="cpu"), [LockedPackage("numpy", "2.1.3", H)])
-
-
 # ---- --from-current -----------------------------------------------------------------------------
 
 
@@ -397,3 +393,9 @@ def test_an_exact_pin_with_a_local_label_finds_its_release() -> None:
                platform="linux-x86_64", cuda="cpu", host=None)
     assert got.target.variant == "cpu" and got.requirements == ("torch==2.13.0+cpu,==2.13.*",)
     assert got.expect_local == (("torch", "cpu"),)
+
+
+def test_check_resolution_rejects_a_planned_framework_the_markers_dropped(m: Matrices) -> None:
+    p = _plan(m, "torch==2.5.*; python_version < '3'", cuda="cpu")
+    with pytest.raises(LockError, match="the resolver left torch out of the lock"):
+        check_resolution(p, [LockedPackage("numpy", "2.1.3", H)])

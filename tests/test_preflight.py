@@ -236,3 +236,13 @@ def test_preflight_runs_the_real_smoke_suite_within_a_budget(tmp_path: Path) -> 
     assert doc["smoke"] is None
     assert doc["skipped"][0]["step"] == "smoke 2" and "budget" in doc["skipped"][0]["reason"]
     assert os.path.exists(tmp_path / "o2" / "preflight.json")
+
+
+@pytest.mark.slow
+def test_preflight_refuses_existing_results_before_running_anything(tmp_path: Path) -> None:
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "junit.xml").write_text("old results\n")
+    code, _o, err = invoke("preflight", "--no-verify", "--smoke-level", "2", "--out", str(out))
+    assert code == 3 and "nothing was run or written" in err
+    assert (out / "junit.xml").read_text() == "old results\n"

@@ -18,7 +18,8 @@ def lock_text(outcome: LockOutcome, *, dry_run: bool) -> str:
     t = spec.target
     build = (f"{t.variant or 'CUDA'} build, CUDA {t.cuda}" if t.cuda
              else "CPU build" if t.variant == "cpu" else "no CUDA build")
-    lines = [f"envguard lock: {len(spec.packages)} packages for Python {t.python} on {t.platform} ({build}), "
+    count = f"{len(spec.packages)} package{'s' if len(spec.packages) != 1 else ''}"
+    lines = [f"envguard lock: {count} for Python {t.python} on {t.platform} ({build}), "
              f"resolved by {spec.resolver}"]
     lines += [f"  why: {r}" for r in outcome.reasons]
     if t.driver_floor:

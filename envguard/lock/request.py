@@ -271,7 +271,9 @@ def check_resolution(plan_: LockPlan, packages: Sequence[LockedPackage]) -> None
     for name, local in plan_.expect_local:
         pin = by_key.get(name)
         if pin is None:
-            continue
+            raise LockError(f"the resolver left {name} out of the lock (an environment marker excludes it for "
+                            f"Python {plan_.target.python} on {plan_.target.platform}?), so the lock would not "
+                            f"carry the {plan_.target.variant} build it was planned for")
         got = pin.local or ""
         if got != local:
             want = f"the +{local} build" if local else "PyPI's default build (no local version)"
