@@ -280,3 +280,15 @@ def test_requirements_from_stdin_and_files(wheelhouse: Path, tmp_path: Path) -> 
                                "--dry-run", "--format", "pip")
     assert code == 0, err
     assert "six==1.16.0 \\" in stdout
+
+
+def test_jax_cuda_lock_resolves_the_plugin_from_the_default_index(tmp_path: Path) -> None:
+    """--cuda 12.4 turns `jax` into jax[cuda12]: the resolver must pin the CUDA 12 plugin and NVIDIA's wheels."""
+    code, stdout, err = invoke("lock", "jax", "--cuda", "12.4", "--python", "3.11", "--dry-run", "--format", "json",
+                               "--json")
+    assert code == 0, err
+    doc = json.loads(stdout)["lock"]
+    names = {p["name"] for p in doc["packages"]}
+    assert {"jax", "jaxlib", "jax-cuda12-plugin"} <= names
+    assert any(n.startswith("nvidia-cudnn-cu12") for n in names)
+    assert doc["requirements"] == ["jax"] and doc["target"]["variant"] == "cuda12"

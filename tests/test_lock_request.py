@@ -293,8 +293,8 @@ def test_plan_auto_driver_below_every_floor(m: Matrices) -> None:
 
 @pytest.mark.parametrize(("cuda", "target_cuda"), [("cpu", None), ("auto", None), ("12.4", "12.4")])
 def test_plan_without_torch(m: Matrices, cuda: str, target_cuda: str | None) -> None:
-    p = _plan(m, "numpy==2.1.*", "jax[cuda12]", cuda=cuda, host=None)
-    assert p.requirements == ("numpy==2.1.*", "jax[cuda12]")
+    p = _plan(m, "numpy==2.1.*", "requests", cuda=cuda, host=None)
+    assert p.requirements == ("numpy==2.1.*", "requests")
     assert p.indexes == ()
     assert p.expect_local == ()
     assert p.target == LockTarget("3.11", "linux-x86_64", target_cuda)
@@ -399,3 +399,68 @@ def test_check_resolution_rejects_a_planned_framework_the_markers_dropped(m: Mat
     p = _plan(m, "torch==2.5.*; python_version < '3'", cuda="cpu")
     with pytest.raises(LockError, match="the resolver left torch out of the lock"):
         check_resolution(p, [LockedPackage("numpy", "2.1.3", H)])
+
+
+# ---- TensorFlow and JAX (values from tensorflow.toml and jax.toml) --------------------------------
+
+
+def test_tensorflow_cuda_adds_and_cuda_and_narrows_the_release(m: Matrices) -> None:
+    p = _plan(m, "tensorflow==2.21.*", cuda="12.4")
+    assert p.requirements == ("tensorflow[and-cuda]==2.21.*,==2.21.*",)
+    assert p.target == LockTarget("3.11", "linux-x86_64", "12.5", "and-cuda", "9.3", None, "525.60.13")
+    assert "built for CUDA 12.5 (the 12.x family of --cuda 12.4)" in p.reasons[0]
+
+
+def test_tensorflow_cpu_and_conflicts(m: Matrices) -> None:
+    p = _plan(m, "tensorflow==2.21.*", cuda="cpu")
+    assert p.requirements == ("tensorflow==2.21.*,==2.21.*",) and p.target.cuda is None
+    assert p.target.variant == "cpu"
+    with pytest.raises(LockError, match=r"asks for NVIDIA's CUDA wheels, but --cuda cpu"):
+        _plan(m, "tensorflow[and-cuda]==2.21.*", cuda="cpu")
+    with pytest.raises(LockError, match=r"no TensorFlow release matching tensorflow==2.21.\* on Python 3.11 is "
+                                        r"built for CUDA 11.x \(tensorflow.toml release 2.21: CUDA 12.5"):
+        _plan(m, "tensorflow==2.21.*", cuda="11.8")
+    with pytest.raises(LockError, match=r"Python 3.12 is outside the range of every TensorFlow release"):
+        _plan(m, "tensorflow==2.15.*", cuda="12.2", python="3.12")
+
+
+def test_tensorflow_auto_follows_the_driver(m: Matrices) -> None:
+    old = _plan(m, "tensorflow>=2.14,<2.16", cuda="auto", host=HostFacts("470.57.02", ("8.0",)))
+    assert old.target.cuda == "11.8" and old.requirements == ("tensorflow[and-cuda]<2.16,>=2.14,==2.14.*",)
+    with pytest.raises(LockError, match="--cuda auto needs an NVIDIA driver"):
+        _plan(m, "tensorflow", cuda="auto", host=HostFacts(None))
+
+
+def test_jax_plugin_extra_from_cuda(m: Matrices) -> None:
+    p = _plan(m, "jax", cuda="12.4")
+    assert p.requirements == ("jax[cuda12]",)
+    assert p.target.cuda == "12.9" and p.target.variant == "cuda12" and p.target.driver_floor == "525.60.13"
+    p13 = _plan(m, "jax", cuda="13.0")
+    assert p13.requirements == ("jax[cuda13]",) and p13.target.cuda == "13.0"
+    assert _plan(m, "jax", cuda="cpu").requirements == ("jax",)
+    with pytest.raises(LockError, match=r"asks for the CUDA 12 plugin, but --cuda 13.0 is CUDA 13"):
+        _plan(m, "jax[cuda12]", cuda="13.0")
+    with pytest.raises(LockError, match="asks for a CUDA plugin, but --cuda cpu"):
+        _plan(m, "jax[cuda12]", cuda="cpu")
+    with pytest.raises(LockError, match=r"has no CUDA 11 plugin \(jax.toml row 0.8.0: cuda13, cuda12\)"):
+        _plan(m, "jax", cuda="11.8")
+
+
+def test_jax_auto_needs_driver_and_architecture(m: Matrices) -> None:
+    assert _plan(m, "jax", cuda="auto", host=HostFacts("590.44.01", ("9.0",))).requirements == ("jax[cuda13]",)
+    # driver 550 is below the cuda13 plugin's 580 floor: the CUDA 12 plugin
+    assert _plan(m, "jax", cuda="auto", host=HostFacts("550.54.15", ("9.0",))).requirements == ("jax[cuda12]",)
+    # a Pascal GPU (6.1) is below the cuda13 plugin's 7.5 floor even on a new driver
+    assert _plan(m, "jax", cuda="auto", host=HostFacts("590.44.01", ("6.1",))).requirements == ("jax[cuda12]",)
+
+
+def test_frameworks_must_agree_on_the_cuda_major(m: Matrices) -> None:
+    p = _plan(m, "torch==2.5.*", "jax", cuda="12.4")
+    assert p.requirements == ("torch==2.5.*,==2.5.*", "jax[cuda12]")
+    assert p.target.variant == "cu124"
+    # torch's build decides the CUDA; the other frameworks must follow its major
+    with pytest.raises(LockError, match=r"jax\[cuda13\] asks for the CUDA 13 plugin, but --cuda 12.4 is CUDA 12"):
+        _plan(m, "torch==2.5.*", "jax[cuda13]", cuda="12.4")
+    with pytest.raises(LockError, match=r"no TensorFlow release matching tensorflow==2.14.\* on Python 3.11 is "
+                                        r"built for CUDA 12.x"):
+        _plan(m, "torch==2.5.*", "tensorflow==2.14.*", cuda="12.4")

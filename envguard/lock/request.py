@@ -16,7 +16,8 @@ from packaging.version import InvalidVersion, Version
 from envguard.archs import runs_on
 from envguard.errors import LockError
 from envguard.lock.spec import IndexUse, LockedPackage, LockTarget, check_url
-from envguard.matrix import Matrices, TorchRelease, TorchVariant
+from envguard.matrix import Matrices, TensorflowRelease, TorchRelease, TorchVariant
+from envguard.matrix_extra import JaxCuda, JaxRelease
 from envguard.snapshot import InstalledDistribution
 
 if sys.version_info >= (3, 11):
@@ -219,44 +220,188 @@ def plan(
             Version(cuda)
         except InvalidVersion:
             raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
-    if torch_req is None:
-        cuda_text = None if cuda in ("auto", "cpu") else cuda
-        return LockPlan(tuple(str(r) for r in requirements), (), LockTarget(python, platform, cuda_text))
-    release, variant, reasons = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host)
-    pins: list[str] = []
-    for req in requirements:
-        key = canonicalize_name(req.name)
-        if key == "torch":
-            pins.append(_narrow(req, f"=={release.version}.*"))
-        elif key == "torchvision" and release.torchvision:
-            pins.append(_narrow(req, f"=={release.torchvision}.*"))
-        elif key == "torchaudio" and release.torchaudio and release.torchaudio == release.version:
-            pins.append(_narrow(req, f"=={release.torchaudio}.*"))
-        else:
-            pins.append(str(req))
-    if "torch" not in by_name:
-        pins.append(f"torch=={release.version}.*")
-    default_build = platform == "linux-x86_64" and variant.tag == release.pypi_default
+    pins: list[str] = [str(r) for r in requirements]
+    reasons: tuple[str, ...] = ()
     indexes: tuple[IndexUse, ...] = ()
-    local = variant.tag
-    if default_build:
-        local = ""
-        reasons += (f"{variant.tag} is PyPI's default torch {release.version} build on Linux x86_64: "
-                    "the default index serves it",)
-    elif variant.index_url is None:
-        raise LockError(f"torch.toml release {release.version} variant {variant.tag} has no index_url")
-    else:
-        indexes = (IndexUse(check_url(variant.index_url), f"torch {release.version} {variant.tag} builds"),)
-    floor = matrices.cuda_driver.floor(variant.cuda, "linux") if variant.cuda else None
-    target = LockTarget(python=python, platform=platform, cuda=variant.cuda, variant=variant.tag,
-                        cudnn=variant.cudnn, nccl=variant.nccl,
-                        driver_floor=str(floor.min_driver) if floor else None)
-    expect = [("torch", local)] + [(c, local) for c in TORCH_COMPANIONS if c in by_name]
+    expect: list[tuple[str, str]] = []
+    target: LockTarget | None = None
+    majors: dict[str, int | None] = {}
+    if torch_req is not None:
+        release, variant, why = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host)
+        reasons += why
+        pins = []
+        for req in requirements:
+            key = canonicalize_name(req.name)
+            if key == "torch":
+                pins.append(_narrow(req, f"=={release.version}.*"))
+            elif key == "torchvision" and release.torchvision:
+                pins.append(_narrow(req, f"=={release.torchvision}.*"))
+            elif key == "torchaudio" and release.torchaudio and release.torchaudio == release.version:
+                pins.append(_narrow(req, f"=={release.torchaudio}.*"))
+            else:
+                pins.append(str(req))
+        if "torch" not in by_name:
+            pins.append(f"torch=={release.version}.*")
+        local = variant.tag
+        if platform == "linux-x86_64" and variant.tag == release.pypi_default:
+            local = ""
+            reasons += (f"{variant.tag} is PyPI's default torch {release.version} build on Linux x86_64: "
+                        "the default index serves it",)
+        elif variant.index_url is None:
+            raise LockError(f"torch.toml release {release.version} variant {variant.tag} has no index_url")
+        else:
+            indexes = (IndexUse(check_url(variant.index_url), f"torch {release.version} {variant.tag} builds"),)
+        target = _target(matrices, python, platform, variant.cuda, variant.tag, variant.cudnn, variant.nccl)
+        expect = [("torch", local)] + [(c, local) for c in TORCH_COMPANIONS if c in by_name]
+        majors["torch"] = Version(variant.cuda).major if variant.cuda else None
+    # NOTE: with torch in the request its build decides the CUDA; TensorFlow and JAX then follow its major.
+    follow = cuda if target is None else (target.cuda or "cpu")
+    tf_key = next((k for k in ("tensorflow", "tensorflow-cpu") if k in by_name), None)
+    if tf_key == "tensorflow":
+        tf, tf_cuda, why = choose_tensorflow(matrices, by_name["tensorflow"], python=python, cuda=follow, host=host)
+        reasons += why
+        extra = "and-cuda" if tf_cuda and tf.and_cuda else None
+        pins = [_narrow(r, f"=={tf.version}.*", extra) if canonicalize_name(r.name) == "tensorflow" else p
+                for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
+        majors["tensorflow"] = Version(tf_cuda).major if tf_cuda else None
+        if target is None:
+            target = _target(matrices, python, platform, tf_cuda, "and-cuda" if extra else ("cpu" if not tf_cuda
+                             else "system-cuda"), tf.cudnn if tf_cuda else None, None)
+    if "jax" in by_name:
+        _row, plugin, why = choose_jax(matrices, by_name["jax"], python=python, cuda=follow, host=host)
+        reasons += why
+        pins = [_narrow(r, "", plugin.extra) if canonicalize_name(r.name) == "jax" and plugin and plugin.extra else p
+                for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
+        majors["jax"] = plugin.major if plugin else None
+        if target is None:
+            built = f"{plugin.built_with.major}.{plugin.built_with.minor}" if plugin and plugin.built_with else (
+                str(plugin.major) if plugin else None)
+            target = _target(matrices, python, platform, built, plugin.extra if plugin else "cpu", None, None)
+    gpu_majors = {k: v for k, v in majors.items() if v is not None}
+    if len(set(gpu_majors.values())) > 1:
+        raise LockError("the frameworks would bring CUDA libraries of different majors ("
+                        + ", ".join(f"{k}: CUDA {v}" for k, v in sorted(gpu_majors.items()))
+                        + "); pick releases built for one CUDA major")
+    if target is None:
+        target = LockTarget(python, platform, None if cuda in ("auto", "cpu") else cuda)
     return LockPlan(tuple(pins), indexes, target, tuple(expect), reasons)
 
 
-def _narrow(req: Requirement, extra: str) -> str:
-    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+def _target(matrices: Matrices, python: str, platform: str, cuda: str | None, variant: str | None,
+            cudnn: str | None, nccl: str | None) -> LockTarget:
+    floor = matrices.cuda_driver.floor(cuda, "linux") if cuda else None
+    return LockTarget(python=python, platform=platform, cuda=cuda, variant=variant, cudnn=cudnn, nccl=nccl,
+                      driver_floor=str(floor.min_driver) if floor else None)
+
+
+def _host_driver(host: HostFacts | None) -> Version:
+    if host is None or host.driver is None:
+        raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
+                        "pass --cuda X.Y (the target's CUDA) or --cuda cpu")
+    try:
+        return Version(host.driver)
+    except InvalidVersion:
+        raise LockError(f"--cuda auto: the driver version {host.driver!r} is not a version") from None
+
+
+def choose_tensorflow(
+    matrices: Matrices, req: Requirement, *, python: str, cuda: str, host: HostFacts | None,
+) -> tuple[TensorflowRelease, str | None, tuple[str, ...]]:
+    """The TensorFlow release, and the CUDA its GPU build brings (None: CPU), for ``--cuda``.
+
+    TensorFlow publishes one Linux wheel per release; ``[and-cuda]`` adds NVIDIA's wheels for the CUDA it was
+    tested with, so ``--cuda X.Y`` selects releases of that CUDA major.
+
+    :raises LockError: naming the tensorflow.toml rows when none fits.
+    """
+    releases = [r for r in matrices.tensorflow.releases if _series_admits(req.specifier, r.version)]
+    if not releases:
+        raise LockError(f"no TensorFlow release in tensorflow.toml matches {req}")
+    fitting = [r for r in releases if python in r.python]
+    if not fitting:
+        rows = "; ".join(f'release {r.version} python = "{r.python}"' for r in releases[:4])
+        raise LockError(f"Python {python} is outside the range of every TensorFlow release matching {req} "
+                        f"(tensorflow.toml {rows})")
+    if cuda == "cpu":
+        if "and-cuda" in req.extras:
+            raise LockError(f"{req} asks for NVIDIA's CUDA wheels, but --cuda cpu asks for the CPU build")
+        return fitting[0], None, (f"TensorFlow {fitting[0].version} without [and-cuda] (--cuda cpu)",)
+    gpu = [r for r in fitting if r.cuda]
+    if cuda != "auto":
+        want = Version(cuda).major
+        chosen = [r for r in gpu if Version(r.cuda or "0").major == want]
+        if not chosen:
+            rows = "; ".join(f"release {r.version}: CUDA {r.cuda}" for r in gpu[:4]) or "no GPU rows"
+            raise LockError(f"no TensorFlow release matching {req} on Python {python} is built for CUDA {want}.x "
+                            f"(tensorflow.toml {rows})")
+        r = chosen[0]
+        return r, r.cuda, (f"TensorFlow {r.version} is built for CUDA {r.cuda} (the {want}.x family of --cuda {cuda})"
+                           + ("; [and-cuda] brings its CUDA libraries" if r.and_cuda else
+                              "; it loads the system's CUDA and cuDNN (no [and-cuda] extra)"),)
+    driver = _host_driver(host)
+    for r in gpu:
+        floor = matrices.cuda_driver.floor(r.cuda or "", host.system if host else "linux")
+        if floor is not None and driver >= floor.min_driver:
+            return r, r.cuda, (f"TensorFlow {r.version}: newest release whose CUDA {r.cuda} driver "
+                               f"{driver} runs (compiled architectures are not in tensorflow.toml: not checked)",)
+    raise LockError(f"--cuda auto: no TensorFlow release matching {req} runs on driver {driver}")
+
+
+def _jax_rows(matrices: Matrices, req: Requirement) -> list[JaxRelease]:
+    """jax.toml rows that cover some version the requirement admits (each row holds until the next newer)."""
+    rows = list(matrices.jax.releases)
+    pinned = [s.version for s in req.specifier if s.operator in ("==", "===") and "*" not in s.version]
+    if pinned:
+        row = matrices.jax.release(pinned[0])
+        return [row] if row is not None else []
+    return [r for r in rows if not str(req.specifier) or req.specifier.contains(r.version, prereleases=True)]
+
+
+def choose_jax(
+    matrices: Matrices, req: Requirement, *, python: str, cuda: str, host: HostFacts | None,
+) -> tuple[JaxRelease, JaxCuda | None, tuple[str, ...]]:
+    """The jax.toml row and CUDA plugin (``jax[cudaN]``) for ``--cuda``; None for the CPU build.
+
+    :raises LockError: naming the jax.toml row when no plugin fits.
+    """
+    rows = _jax_rows(matrices, req)
+    if not rows:
+        raise LockError(f"no jax release in jax.toml matches {req}")
+    fitting = [r for r in rows if python in r.python]
+    if not fitting:
+        raise LockError(f"Python {python} is outside the range of jax matching {req} "
+                        f"(jax.toml row {rows[0].version} python = \"{rows[0].python}\")")
+    row = fitting[0]
+    asked = sorted(int(e[4:]) for e in req.extras if re.fullmatch(r"cuda\d+", e))
+    if asked and cuda == "cpu":
+        raise LockError(f"{req} asks for a CUDA plugin, but --cuda cpu asks for the CPU build")
+    if asked and cuda != "auto" and Version(cuda).major not in asked:
+        raise LockError(f"{req} asks for the CUDA {asked[0]} plugin, but --cuda {cuda} is CUDA {Version(cuda).major}")
+    if cuda == "cpu":
+        return row, None, (f"jax {row.version}+ CPU build (no CUDA plugin)",)
+    if cuda == "auto" and asked:
+        cuda = str(asked[-1])
+    if cuda != "auto":
+        want = Version(cuda).major
+        plugin = row.plugin(want)
+        if plugin is None or not plugin.extra:
+            have = ", ".join(f"cuda{c.major}" for c in row.cuda) or "none"
+            raise LockError(f"jax matching {req} has no CUDA {want} plugin (jax.toml row {row.version}: {have})")
+        return row, plugin, (f"jax[{plugin.extra}]: the CUDA {want} plugin (built with CUDA {plugin.built_with})",)
+    driver = _host_driver(host)
+    ccs = host.ccs if host else ()
+    for plugin in sorted(row.cuda, key=lambda c: -c.major):
+        if not plugin.extra or (plugin.min_driver is not None and driver < plugin.min_driver):
+            continue
+        if plugin.min_cc and any(Version(cc) < Version(plugin.min_cc) for cc in ccs):
+            continue
+        return row, plugin, (f"jax[{plugin.extra}]: newest CUDA plugin that driver {driver} runs",)
+    raise LockError(f"--cuda auto: no jax CUDA plugin of jax.toml row {row.version} runs on driver {driver}")
+
+
+def _narrow(req: Requirement, extra: str, add_extra: str | None = None) -> str:
+    names = sorted(set(req.extras) | ({add_extra} if add_extra else set()))
+    extras = f"[{','.join(names)}]" if names else ""
     spec = ",".join(s for s in (str(req.specifier), extra) if s)
     marker = f"; {req.marker}" if req.marker else ""
     return f"{req.name}{extras}{spec}{marker}"
