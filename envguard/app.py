@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -211,6 +211,40 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def write_files(
+    out_dir: str, files: Sequence[tuple[str, str]], *, force: bool, option: str = "-o",
+) -> tuple[str, ...]:
+    """Write (relative path, text) pairs under ``out_dir``, each atomically; every target is checked before the
+    first is written, so a refusal writes nothing. ``option`` names the flag in messages ("-o", "--out").
+
+    :raises InputError: a target exists (without ``force``) or is a folder, or a path cannot be created.
+    """
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{option} {out_dir} is not a folder")
+    targets = [out / name for name, _text in files]
+    for target in targets:
+        if target.is_dir():
+            raise InputError(f"{target} is a directory")
+        blocked = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+        if blocked is not None:
+            where = f"{option} {out_dir}" if blocked == out or blocked in out.parents else str(target)
+            raise InputError(f"cannot create {where}: {blocked} is not a folder")
+    existing = [str(t) for t in targets if t.exists()]
+    if existing and not force:
+        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
+    written = []
+    for (_name, text), target in zip(files, targets, strict=True):
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            where = f"{option} {out_dir}" if target.parent == out else str(target.parent)
+            raise InputError(f"cannot create {where}: {exc.strerror or exc}") from None
+        write_atomic(str(target), text, force=force)
+        written.append(str(target))
+    return tuple(written)
 
 
 def explain_text(
@@ -500,27 +534,14 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         if lacking:
             raise LockError(f"--wheelhouse {options.wheelhouse} has no file matching the locked hash of "
                             f"{', '.join(lacking[:5])}")
-    out_dir = Path(options.output_dir)
-    targets = [out_dir / f.name for f in files]
     if options.dry_run:
         return _render.LockOutcome(spec, files, (), plan.reasons, tuple(w for w, _ in wheels))
-    existing = [str(t) for t in targets if t.exists()]
-    if existing and not options.force:
-        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InputError(f"-o {out_dir} is not a folder")
     from envguard import engine
 
     # NOTE: before writing, so that --build without an engine leaves nothing behind.
     client = engine.connect() if options.build else None
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create -o {out_dir}: {exc.strerror or exc}") from None
-    written = []
-    for rendered, target in zip(files, targets, strict=True):
-        write_atomic(str(target), rendered.text, force=options.force)
-        written.append(str(target))
+    out_dir = Path(options.output_dir)
+    written = write_files(str(out_dir), [(f.name, f.text) for f in files], force=options.force)
     if wheels:
         import shutil
 
@@ -537,7 +558,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         args = {"BASE_IMAGE": options.base_image} if options.base_image else {}
         built = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
         image = _render.BuiltImage(built.tag, built.image_id, built.duration_s)
-    return _render.LockOutcome(spec, files, tuple(written), plan.reasons, tuple(w for w, _ in wheels), image)
+    return _render.LockOutcome(spec, files, written, plan.reasons, tuple(w for w, _ in wheels), image)
 
 
 def read_lock(path: str) -> tuple[LockSpec, str]:
@@ -739,24 +760,11 @@ def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
     from envguard.formatters.preflight import preflight_json, preflight_junit, preflight_markdown
 
     environ = os.environ if env is None else env
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out_dir} is not a folder")
     files = {"preflight.json": preflight_json(result), "junit.xml": preflight_junit(result),
              "summary.md": preflight_markdown(result)}
     if result.fingerprint is not None:
         files["fingerprint.json"] = fingerprint_json(result.fingerprint)
-    existing = [str(out / n) for n in files if (out / n).exists()]
-    if existing and not force:
-        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create --out {out_dir}: {exc.strerror or exc}") from None
-    written = []
-    for name, text in files.items():
-        write_atomic(str(out / name), text, force=force)
-        written.append(str(out / name))
+    written = write_files(out_dir, list(files.items()), force=force, option="--out")
     summary = environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
@@ -764,7 +772,7 @@ def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
                 fh.write(files["summary.md"])
         except OSError as exc:
             raise InputError(f"cannot append to GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}") from None
-    return tuple(written)
+    return written
 
 
 # ---- fleet report ----------------------------------------------------------------------------
@@ -799,8 +807,6 @@ def fleet_report(directory: str, *, perf_threshold: float | None = None) -> Flee
 # ---- init: CI workflows and fleet launchers --------------------------------------------------------
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from envguard.scaffold import CiOptions, FleetOptions, ScaffoldFile
 
 
@@ -825,33 +831,8 @@ def render_fleet(kind: str, options: FleetOptions) -> tuple[ScaffoldFile, ...]:
 
 
 def write_scaffold(files: Sequence[ScaffoldFile], out_dir: str, *, force: bool) -> tuple[str, ...]:
-    """Write rendered files under ``out_dir``; every target is checked before the first is written.
-
-    :raises InputError: a target exists (without ``force``) or is a folder, or a path cannot be written;
-        a refusal writes nothing.
-    """
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise InputError(f"-o {out_dir} is not a folder")
-    targets = [out / f.path for f in files]
-    for target in targets:
-        if target.is_dir():
-            raise InputError(f"{target} is a directory")
-        blocked = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
-        if blocked is not None:
-            raise InputError(f"cannot write {target}: {blocked} is not a folder")
-    existing = [str(t) for t in targets if t.exists()]
-    if existing and not force:
-        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was written)")
-    written = []
-    for rendered, target in zip(files, targets, strict=True):
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot create {target.parent}: {exc.strerror or exc}") from None
-        write_atomic(str(target), rendered.text, force=force)
-        written.append(str(target))
-    return tuple(written)
+    """Write rendered files under ``out_dir`` (see write_files)."""
+    return write_files(out_dir, [(f.path, f.text) for f in files], force=force)
 
 
 def init_ci(kinds: Sequence[str], out_dir: str, force: bool, options: CiOptions) -> tuple[str, ...]:
