@@ -77,9 +77,9 @@ def verify_text(result: VerifyResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verify_json(result: VerifyResult, exit_code: int) -> str:
-    """The verify envelope."""
-    doc = {
+def verify_dict(result: VerifyResult, exit_code: int) -> dict[str, Any]:
+    """The verify envelope as data (also embedded in preflight.json)."""
+    return {
         "envguard_result_version": RESULT_VERSION,
         "command": "verify",
         "lock": result.lock_name,
@@ -94,4 +94,8 @@ def verify_json(result: VerifyResult, exit_code: int) -> str:
         "files_checked": result.files_checked,
         "exit_code": exit_code,
     }
-    return json.dumps(doc, indent=2) + "\n"
+
+
+def verify_json(result: VerifyResult, exit_code: int) -> str:
+    """The verify envelope."""
+    return json.dumps(verify_dict(result, exit_code), indent=2) + "\n"

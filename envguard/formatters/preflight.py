@@ -10,21 +10,10 @@ from typing import Any
 from envguard.formatters.base import RESULT_VERSION
 from envguard.formatters.json import envelope as check_envelope
 from envguard.formatters.json import finding_dict
+from envguard.formatters.lockfiles import verify_dict
 from envguard.formatters.markdown import MarkdownFormatter
 from envguard.formatters.smoke import smoke_envelope, smoke_markdown, smoke_suite
 from envguard.preflight import PreflightResult
-
-
-def _verify_dict(result: PreflightResult) -> dict[str, Any] | None:
-    v = result.verify
-    if v is None:
-        return None
-    return {"envguard_result_version": RESULT_VERSION, "command": "verify", "lock": v.lock_name,
-            "fingerprint": v.lock.fingerprint, "interpreter": v.interpreter, "python": v.python, "ok": v.ok,
-            "drift": [{"kind": d.kind, "name": d.name, "locked": d.locked, "installed": d.installed,
-                       "detail": d.detail} for d in v.drifts],
-            "notes": list(v.notes), "packages_checked": v.packages_checked, "files_checked": v.files_checked,
-            "exit_code": 0 if v.ok else 1}
 
 
 def preflight_dict(result: PreflightResult) -> dict[str, Any]:
@@ -42,7 +31,7 @@ def preflight_dict(result: PreflightResult) -> dict[str, Any]:
         "skipped": [{"step": s.step, "reason": s.detail} for s in result.steps if s.status == "skipped"],
         "check": (check_envelope(report, command="check", exit_code=report.exit_code(result.fail_on))
                   if report is not None else None),
-        "verify": _verify_dict(result),
+        "verify": verify_dict(result.verify, 0 if result.verify.ok else 1) if result.verify is not None else None,
         "smoke": smoke_envelope(result.smoke, None, smoke_code) if result.smoke is not None else None,
         "fingerprint": result.fingerprint.to_dict() if result.fingerprint is not None else None,
         "duration_s": round(result.wall_s, 3),
