@@ -409,12 +409,14 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
 
 def _host_facts(environ: Mapping[str, str]) -> HostFacts:
     from envguard.lock.request import HostFacts
+    from envguard.probes import collect_machine
     from envguard.snapshot import DriverInfo as _Driver
 
-    snapshot, _notes = take_snapshot(ProbeOptions(sys.executable), environ)
-    driver = snapshot.driver.version if isinstance(snapshot.driver, _Driver) else None
-    ccs = tuple(sorted({g.compute_capability for g in snapshot.gpu_list() if g.compute_capability}))
-    return HostFacts(driver, ccs)
+    _host, driver, gpus, _notes = collect_machine(ProbeContext(env=dict(environ), target_python=sys.executable))
+    version = driver.version if isinstance(driver, _Driver) else None
+    ccs = tuple(sorted({g.compute_capability for g in gpus if g.compute_capability})) if isinstance(gpus, tuple) \
+        else ()
+    return HostFacts(version, ccs)
 
 
 def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutcome:
@@ -612,7 +614,9 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     libraries from the image's ``ldconfig -p`` and wheels, the driver and GPUs from this host.
     """
     from envguard import engine
+    from envguard._version import __version__
     from envguard.lock.render import check_image_ref
+    from envguard.probes import collect_machine
     from envguard.probes.cuda import libraries_in_image
     from envguard.probes.target import decode_target_report
     from envguard.resources import script_source
@@ -627,11 +631,11 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     image = engine.inspect_image(client, ref)
     facts = engine.engine_facts(client)
     with ThreadPoolExecutor(max_workers=3, thread_name_prefix="envguard-image") as pool:
-        f_host = pool.submit(take_snapshot, ProbeOptions(sys.executable), environ)
+        f_host = pool.submit(collect_machine, ProbeContext(env=environ, target_python=sys.executable))
         f_ld = pool.submit(engine.run_in_image, client, ref, ["-p"], entrypoint=["ldconfig"], timeout_s=timeout_s)
         out = engine.run_script(client, ref, script_source("envguard.probes", "_inspect_target.py"),
                                 timeout_s=timeout_s)
-        host, notes = f_host.result()
+        host, driver, gpus, notes = f_host.result()
         try:
             ld_status, ld_out, _ld_err = f_ld.result()
         except engine.EngineError as exc:
@@ -651,12 +655,12 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     else:
         toolkits = Unavailable("the image sets no CUDA_VERSION", ("image env",))
     libraries = libraries_in_image(ld_out if ld_status == 0 else "", target.wheel_files)
-    snapshot = dataclasses.replace(
-        host, python=target.python, packages=target.packages, frameworks=target.frameworks,
-        cuda_toolkits=toolkits, libraries=libraries,
+    snapshot = Snapshot(
+        host=host, driver=driver, gpus=gpus, python=target.python, packages=target.packages,
+        frameworks=target.frameworks, cuda_toolkits=toolkits, libraries=libraries,
         cudnn=Unavailable("not read inside images"), nccl=Unavailable("not read inside images"),
         environment={k: v for k, v in sorted(image.env.items()) if k.startswith(("NVIDIA_", "CUDA_", "NV_"))},
-        origin=f"image {ref}",
+        origin=f"image {ref}", envguard_version=__version__,
     )
     report = run_rules(snapshot, mats, ALL_RULES, notes=notes)
     extra = tuple(f for f in image_findings(image, facts, snapshot) if f not in report.findings)

@@ -15,11 +15,11 @@ from envguard.probes.cuda import probe_component, probe_libraries, probe_toolkit
 from envguard.probes.host import probe_host
 from envguard.probes.nvidia import probe_nvidia
 from envguard.probes.target import TargetReport, attach_runtime, deep_reports, inspect_target
-from envguard.snapshot import HostInfo, Snapshot, Unavailable
+from envguard.snapshot import DriverInfo, GpuInfo, HostInfo, Snapshot, Unavailable
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ENV_ALLOWLIST", "ProbeContext", "collect_snapshot"]
+__all__ = ["ENV_ALLOWLIST", "ProbeContext", "collect_machine", "collect_snapshot"]
 
 #: Environment variables recorded in the snapshot because they change what loads or how it runs.
 ENV_ALLOWLIST = (
@@ -49,6 +49,17 @@ def _guard(name: str, fn: Callable[[], T], fallback: Callable[[str], T], notes: 
 
 def _result(future: Future[T], name: str, fallback: Callable[[str], T], notes: list[str]) -> T:
     return _guard(name, future.result, fallback, notes)
+
+
+def collect_machine(
+    ctx: ProbeContext,
+) -> tuple[HostInfo, DriverInfo | Unavailable, tuple[GpuInfo, ...] | Unavailable, tuple[str, ...]]:
+    """Only this machine's host facts, driver and GPUs (no interpreter, toolkit or library probes): what
+    `lock --cuda auto` and `check --image` need from the host. A crashing probe becomes a note."""
+    notes: list[str] = []
+    host = _guard("host", lambda: probe_host(ctx), lambda _m: HostInfo("unknown", "unknown"), notes)
+    driver, gpus = _guard("nvidia", lambda: probe_nvidia(ctx), lambda m: (Unavailable(m), Unavailable(m)), notes)
+    return host, driver, gpus, tuple(notes)
 
 
 def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
