@@ -10,6 +10,7 @@ from typing import Any
 
 from envguard.errors import TargetPythonError
 from envguard.probes.base import ProbeContext
+from envguard.probes.target import child_env
 from envguard.resources import script_source
 from envguard.snapshot import InstalledDistribution, RecordCheck
 
@@ -30,11 +31,8 @@ def installed_distributions(
         names = sorted(set(only))
         if names:
             argv.append("--only=" + ",".join(names))
-    env = dict(ctx.env)
-    env.pop("PYTHONSTARTUP", None)
-    env["PYTHONIOENCODING"] = "utf-8"
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
-        result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=env)
+        result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(f"cannot list distributions of {exe}: {result.describe_failure()}")
     try:

@@ -57,7 +57,7 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
         # NOTE: a fresh cwd, so a stray local "torch/" folder cannot shadow the real package.
         result = ctx.run((exe, "-c", source), timeout=max(ctx.timeout_s, 30.0), cwd=cwd,
-                         env=_child_env(ctx.env))
+                         env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(f"cannot inspect target interpreter {exe}: {result.describe_failure()}")
     try:
@@ -67,7 +67,8 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
     return decode_target_report(doc)
 
 
-def _child_env(env: Mapping[str, str]) -> dict[str, str]:
+def child_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment for scripts run in the target interpreter (no PYTHONSTARTUP, UTF-8 output)."""
     out = dict(env)
     out.pop("PYTHONSTARTUP", None)
     out["PYTHONIOENCODING"] = "utf-8"
@@ -253,7 +254,7 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
     def one(name: str) -> RuntimeReport | Unavailable | None:
         code = f"FRAMEWORK = {name!r}\n" + source
         with tempfile.TemporaryDirectory(prefix="envguard-deep-") as cwd:
-            result = ctx.run((ctx.target_python, "-c", code), timeout=timeout, cwd=cwd, env=_child_env(ctx.env))
+            result = ctx.run((ctx.target_python, "-c", code), timeout=timeout, cwd=cwd, env=child_env(ctx.env))
         if result.timed_out:
             return Unavailable(f"importing {name} did not finish within {timeout:g}s", ("import",), "timeout")
         lines = [ln for ln in result.stdout.splitlines() if ln.strip().startswith("{")]
