@@ -404,7 +404,12 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
     if not result.ok:
         raise TargetPythonError(f"cannot run {exe}: {result.describe_failure()}")
     version, system, machine = [*result.stdout.split(), "", "", ""][:3]
-    return version, f"{system}-{machine.lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
+    return version, _platform_tag(system, machine)
+
+
+def _platform_tag(system: str, machine: str) -> str:
+    """("linux", "AMD64") → "linux-x86_64": the lock's platform names."""
+    return f"{system}-{machine.lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
 
 
 def _host_facts(environ: Mapping[str, str]) -> HostFacts:
@@ -480,7 +485,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         cuda = options.cuda or "auto"
         if re.fullmatch(r"\d+\.\d+(\.\d+)?", python_text.strip()):
             version = python_text.strip()
-            plat = f"linux-{_platform.machine().lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
+            plat = _platform_tag("linux", _platform.machine())
         else:
             interpreter = resolve_python(python_text, environ)
             version, plat = _interpreter_facts(interpreter, environ)
