@@ -14,8 +14,8 @@ import statistics
 import time
 from pathlib import Path
 
-from envguard.matrix import load_matrices
-from envguard.probes.report import parse_report
+from envguard.knowledge import load_matrices
+from envguard.reports import parse_report
 from envguard.rules import run_rules
 
 ROOT = Path(__file__).resolve().parent.parent

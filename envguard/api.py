@@ -9,7 +9,8 @@ import os
 import sys
 from typing import Any
 
-from envguard import app
+from envguard.commands import _probe
+from envguard.commands.smoke import environment_fingerprint
 from envguard.errors import EnvguardError
 from envguard.fingerprints import Fingerprint
 
@@ -21,7 +22,7 @@ def fingerprint(python: str | None = None) -> Fingerprint:
 
     Frameworks are read from their files, not imported, so this is cheap to call at start-up.
     """
-    return app.environment_fingerprint(app.ProbeOptions(python or sys.executable))
+    return environment_fingerprint(_probe.ProbeOptions(python or sys.executable))
 
 
 def record(

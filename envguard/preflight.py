@@ -1,5 +1,5 @@
 """`envguard preflight`: check, verify and smoke as one CI gate. The result types, the time budget and the
-combined exit code (pure); app.preflight runs the steps."""
+combined exit code (pure); commands.preflight runs the steps."""
 
 from __future__ import annotations
 

@@ -8,7 +8,9 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
 from envguard.errors import InputError
-from envguard.matrix import CudaRelease, Matrices, TorchRelease, TorchVariant
+from envguard.knowledge import Matrices
+from envguard.knowledge.cuda_driver import CudaRelease
+from envguard.knowledge.torch import TorchRelease, TorchVariant
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 if TYPE_CHECKING:
-    from envguard.matrix import Matrices
+    from envguard.knowledge import Matrices
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 DEFAULT_MATRICES: Final = ROOT / "matrices"
@@ -440,10 +440,10 @@ def compare(derived: Iterable[Derived], matrices: Matrices) -> list[Comparison]:
 def load_matrices_dir(root: Path) -> Matrices:
     """envguard's loader on ``root``, with the torch and tensorflow files parsed now (InputError on failure)."""
     try:
-        from envguard.matrix import load_matrices
+        from envguard.knowledge import load_matrices
     except ImportError:
         sys.path.insert(0, str(ROOT))
-        from envguard.matrix import load_matrices
+        from envguard.knowledge import load_matrices
     from envguard.errors import MatrixError
 
     if not root.is_dir():

@@ -47,7 +47,7 @@ def test_trackers(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_api_names_are_not_shadowed_by_submodules() -> None:
     """Importing a submodule sets it as a package attribute: none may be named like an API function."""
     import envguard.api
-    import envguard.app
+    import envguard.commands.smoke
     import envguard.fingerprints  # imported for its side effect on the package
 
     for name in envguard.__all__:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from envguard.cli import main
 from envguard.formatters import FORMATTERS, make_formatter
-from envguard.matrix import load_matrices
+from envguard.knowledge import load_matrices
 from envguard.rules import run_rules
 from envguard.snapshot import SNAPSHOT_SCHEMA
 from tests.fakes import make_snapshot
@@ -174,7 +174,7 @@ def test_every_formatter_renders_every_scenario() -> None:
     """pip-audit's exhaustiveness check: each registered format handles clean and failing reports."""
     matrices = load_matrices()
     reports = [run_rules(make_snapshot(), matrices)]
-    from envguard.app import read_snapshot
+    from envguard.commands._io import read_snapshot
 
     reports.append(run_rules(read_snapshot(str(BROKEN)), matrices))
     for name in FORMATTERS:
@@ -190,7 +190,7 @@ def test_color_only_when_asked() -> None:
 
 
 def test_no_color_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    from envguard.cli import _use_color
+    from envguard.cli import use_color as _use_color
 
     monkeypatch.setenv("NO_COLOR", "1")
     assert _use_color(None) is False

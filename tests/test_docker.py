@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from envguard import _subprocess
 from envguard.cli import main
-from envguard.matrix import load_matrices
+from envguard.knowledge import load_matrices
 
 pytestmark = [pytest.mark.slow, pytest.mark.docker]
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from envguard.codes import FINDING_CODES
-from envguard.matrix import ErrorsMatrix, load_matrices
+from envguard.knowledge import load_matrices
+from envguard.knowledge.errors import ErrorsMatrix
 
 MATRICES = Path(__file__).resolve().parent.parent / "matrices"
 DATA = Path(__file__).resolve().parent / "data"

@@ -148,7 +148,7 @@ def test_from_current_and_verify_catch_every_kind_of_drift(wheelhouse: Path, tmp
 
 def test_from_current_skips_editable_installs(tmp_path: Path) -> None:
     """This checkout's own venv has envguard installed editable: it is reported as skipped, not mis-pinned."""
-    from envguard import app
+    from envguard.commands import lock as app
 
     exe = sys.executable
     from envguard.lock.request import current_requirements

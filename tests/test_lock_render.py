@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from envguard.errors import LockError
+from envguard.knowledge import Matrices, load_matrices
 from envguard.lock.render import (
     FILES,
     DockerOptions,
@@ -24,7 +25,6 @@ from envguard.lock.render import (
     render_pip,
 )
 from envguard.lock.spec import IndexUse, LockedPackage, LockSpec, LockTarget
-from envguard.matrix import Matrices, load_matrices
 
 HA = "sha256:" + "a" * 64
 HB = "sha256:" + "b" * 64

@@ -12,6 +12,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from envguard.errors import LockError
+from envguard.knowledge import Matrices, load_matrices
 from envguard.lock.request import (
     TOOLING,
     HostFacts,
@@ -25,7 +26,6 @@ from envguard.lock.request import (
     requirements_from_pyproject,
 )
 from envguard.lock.spec import IndexUse, LockedPackage, LockTarget
-from envguard.matrix import Matrices, load_matrices
 from envguard.snapshot import InstalledDistribution
 
 H = ("sha256:" + "0" * 64,)

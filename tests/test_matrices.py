@@ -11,8 +11,8 @@ import pytest
 from packaging.version import Version
 
 from envguard.errors import MatrixError, MatrixSchemaError
-from envguard.matrix import MATRIX_NAMES, Matrices, load_matrices
-from envguard.matrix_extra import OsPython, parse_image_tag
+from envguard.knowledge import MATRIX_NAMES, Matrices, load_matrices
+from envguard.knowledge.cuda_images import OsPython, parse_image_tag
 from envguard.resources import data_dir
 
 SHIPPED = Path(__file__).resolve().parent.parent / "matrices"

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from envguard.cli import main
-from envguard.matrix import load_matrices
+from envguard.knowledge import load_matrices
 from envguard.query import cuda_for_driver, torch_candidates
 
 REPORTS = Path(__file__).parent / "data" / "reports"

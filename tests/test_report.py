@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from envguard.errors import SnapshotError
 from envguard.findings import Severity
-from envguard.matrix import Matrices, load_matrices
-from envguard.probes.report import NOT_REPORTED, normalize_report, parse_report
+from envguard.knowledge import Matrices, load_matrices
+from envguard.reports import NOT_REPORTED, normalize_report, parse_report
 from envguard.rules import run_rules
 from envguard.snapshot import DriverInfo, Unavailable
 

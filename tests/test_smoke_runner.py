@@ -113,7 +113,7 @@ def test_outputs() -> None:
 def test_percent_of_peak_and_pcie() -> None:
     import dataclasses
 
-    from envguard.matrix import load_matrices
+    from envguard.knowledge import load_matrices
     from envguard.smoke.base import SmokeResult, SmokeRun
     from envguard.smoke.peaks import annotate
     from tests.fakes import H100_590, make_snapshot
@@ -135,7 +135,7 @@ def test_percent_of_peak_and_pcie() -> None:
 
 
 def test_throttling_seen_during_perf_is_reported() -> None:
-    from envguard.matrix import load_matrices
+    from envguard.knowledge import load_matrices
     from envguard.smoke.base import SmokeResult, SmokeRun
     from envguard.smoke.peaks import annotate
     from tests.fakes import H100_590, make_snapshot

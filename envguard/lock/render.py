@@ -11,9 +11,9 @@ from string import Template
 from packaging.version import Version
 
 from envguard.errors import LockError
+from envguard.knowledge import Matrices
+from envguard.knowledge.cuda_images import CudaImage, ImageOs
 from envguard.lock.spec import LOCK_JSON, LOCK_SCHEMA, LockSpec
-from envguard.matrix import Matrices
-from envguard.matrix_extra import CudaImage, ImageOs
 from envguard.resources import data_dir
 
 #: Output formats and the file each writes.

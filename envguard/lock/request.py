@@ -15,9 +15,11 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
 from envguard.errors import LockError
+from envguard.knowledge import Matrices
+from envguard.knowledge.jax import JaxCuda, JaxRelease
+from envguard.knowledge.tensorflow import TensorflowRelease
+from envguard.knowledge.torch import TorchRelease, TorchVariant
 from envguard.lock.spec import IndexUse, LockedPackage, LockTarget, check_url
-from envguard.matrix import Matrices, TensorflowRelease, TorchRelease, TorchVariant
-from envguard.matrix_extra import JaxCuda, JaxRelease
 from envguard.snapshot import InstalledDistribution
 
 if sys.version_info >= (3, 11):

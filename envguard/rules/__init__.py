@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from envguard.findings import Finding, Report
-from envguard.matrix import Matrices
+from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
-from envguard.matrix import Matrices
+from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, ev, gpu_cc, pip_install_torch, series, torch_variant, version
 from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
 

@@ -12,7 +12,8 @@ from packaging.version import Version
 
 from envguard.archs import version
 from envguard.findings import Evidence, Finding
-from envguard.matrix import Matrices, TorchRelease, TorchVariant
+from envguard.knowledge import Matrices
+from envguard.knowledge.torch import TorchRelease, TorchVariant
 from envguard.snapshot import (
     DriverInfo,
     FrameworkBuild,

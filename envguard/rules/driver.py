@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from envguard.findings import Finding, Severity
-from envguard.matrix import Matrices
+from envguard.knowledge import Matrices
 from envguard.rules.base import (
     build_evidence,
     cuda_builds,

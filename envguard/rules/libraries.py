@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from envguard.findings import Finding, Severity
-from envguard.matrix import Matrices
+from envguard.knowledge import Matrices
 from envguard.rules.base import (
     applicable_requirements,
     build_evidence,

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from envguard.findings import Evidence, Finding, Report, Severity
-from envguard.matrix import Matrices, SignatureMatch
+from envguard.knowledge import Matrices
+from envguard.knowledge.errors import SignatureMatch
 from envguard.rules.base import driver_evidence
 from envguard.snapshot import Snapshot, Unavailable
 

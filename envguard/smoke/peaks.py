@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from envguard.matrix import Matrices
-from envguard.matrix_extra import GpuPeak
+from envguard.knowledge import Matrices
+from envguard.knowledge.gpu_peaks import GpuPeak
 from envguard.smoke.base import SmokeResult, SmokeRun
 from envguard.snapshot import GpuInfo, Snapshot
 

@@ -6,7 +6,7 @@ import pytest
 
 from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
-from envguard.matrix import Matrices, load_matrices
+from envguard.knowledge import Matrices, load_matrices
 from envguard.rules import run_rules
 from envguard.rules.libraries import wheel_cuda_major
 from envguard.snapshot import (

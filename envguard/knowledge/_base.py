@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     else:
         from importlib.abc import Traversable
 
-logger = logging.getLogger("envguard.matrix")
+logger = logging.getLogger("envguard.knowledge")
 
 MATRIX_SCHEMA: Final = 1
 MATRIX_NAMES: Final = (
@@ -300,3 +300,29 @@ def check_unique(values: list[Any], col: Collector, table: str, key: str) -> Non
         if value in seen:
             col.error(f"[[{table}]]", f"duplicate {key} {value!r}")
         seen.add(value)
+
+
+def check_not_newer(values: list[Version], col: Collector, table: str, key: str) -> None:
+    """Newest first, equal values allowed (several rows per release)."""
+    for i, (a, b) in enumerate(itertools.pairwise(values)):
+        if b > a:
+            col.error(f"[[{table}]] #{i + 2}",
+                      f"{key} {b} must not be newer than the row before it ({a}): newest first")
+
+
+class _Series(Protocol):
+    @property
+    def version(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=_Series)
+
+
+def series_lookup(rows: tuple[_R, ...], version: str) -> _R | None:
+    """The row of ``version``'s X.Y series (rows keyed "2.5", versions such as "2.5.1+cu121")."""
+    try:
+        v = Version(version)
+    except InvalidVersion:
+        return None
+    key = f"{v.major}.{v.minor}"
+    return next((r for r in rows if r.version == key), None)

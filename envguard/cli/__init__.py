@@ -1,0 +1,89 @@
+"""The command line: the click group; each command lives in its own module and is imported only when it runs.
+
+Every command module only parses options, calls its use case in ``envguard.commands``, picks a formatter,
+prints and chooses the exit code.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from importlib import import_module
+
+import click
+
+from envguard._version import __version__
+from envguard.cli._shared import EXIT_CANNOT_RUN, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, use_color
+
+__all__ = ["EXIT_CANNOT_RUN", "EXIT_FINDINGS", "EXIT_OK", "EXIT_USAGE", "main", "use_color"]
+
+#: command name → "module:attribute" of its click command (imported on first use).
+COMMANDS = {
+    "check": "envguard.cli.check:check",
+    "snapshot": "envguard.cli.check:snapshot",
+    "explain": "envguard.cli.explain:explain",
+    "matrix": "envguard.cli.matrix:matrix",
+    "smoke": "envguard.cli.smoke:smoke",
+    "fingerprint": "envguard.cli.smoke:fingerprint",
+    "lock": "envguard.cli.lock:lock",
+    "verify": "envguard.cli.lock:verify",
+    "preflight": "envguard.cli.preflight:preflight",
+    "fleet": "envguard.cli.fleet:fleet_group",
+    "init": "envguard.cli.init:init_group",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported when they are looked up (click's documented lazy-loading pattern)."""
+
+    def __init__(self, *args: object, lazy: dict[str, str], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type] # reason: click's own signature
+        self.lazy = lazy
+
+    def list_commands(self, ctx: click.Context) -> list[str]:  # noqa: ARG002 - click's signature
+        return list(self.lazy)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:  # noqa: ARG002
+        target = self.lazy.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        command = getattr(import_module(module), attr)
+        if not isinstance(command, click.Command):  # pragma: no cover - a wiring mistake, caught by the tests
+            raise TypeError(f"{target} is not a click command")
+        return command
+
+
+def _configure_logging(verbose: int, quiet: bool) -> None:
+    level_name = os.environ.get("ENVGUARD_LOGLEVEL")
+    level = logging.WARNING
+    if level_name:
+        level = getattr(logging, level_name.upper(), logging.WARNING)
+    if verbose == 1:
+        level = logging.INFO
+    elif verbose >= 2:
+        level = logging.DEBUG
+    if quiet:
+        level = logging.ERROR
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("envguard: %(levelname)s: %(message)s"))
+    root = logging.getLogger("envguard")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+@click.group(cls=LazyGroup, lazy=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "-V", "--version", prog_name="envguard")
+@click.option("-v", "--verbose", count=True, help="Log what envguard runs (-vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
+def main(verbose: int, quiet: bool) -> None:
+    """Check deep-learning GPU environments against sourced compatibility matrices.
+
+    \b
+    Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error,
+    3 envguard could not run (bad input, missing interpreter, unreadable matrix).
+    """
+    _configure_logging(verbose, quiet)

@@ -1,0 +1,54 @@
+"""What every command module of the CLI shares: exit codes, common options, colour choice, the error line."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn
+
+import click
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_CANNOT_RUN = 3
+EXIT_SMOKE_FAILED = 4
+EXIT_FINGERPRINT_DIFFERS = 5
+
+
+def use_color(flag: bool | None) -> bool:
+    """Colour when asked, else when stdout is a terminal and NO_COLOR/TERM=dumb do not say otherwise."""
+    if flag is not None:
+        return flag
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
+
+
+def fail(message: str, fmt: str, command: str) -> NoReturn:
+    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode)."""
+    if fmt == "json":
+        from envguard.formatters.json import error_envelope
+
+        click.echo(error_envelope(command, message, EXIT_CANNOT_RUN), nl=False)
+    click.echo(f"envguard: error: {message}", err=True)
+    raise SystemExit(EXIT_CANNOT_RUN)
+
+
+def split_values(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Repeated and comma-separated option values, flattened ("a,b" "c" → a, b, c)."""
+    return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
+
+
+python_option = click.option(
+    "--python", "target_python", default=sys.executable, show_default="this interpreter",
+    help="Interpreter (or virtualenv folder) whose frameworks to inspect.",
+)
+deep_option = click.option(
+    "--deep", is_flag=True,
+    help="Also import each framework (in its own subprocess, in parallel) for runtime facts.",
+)
+timeout_option = click.option(
+    "--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
+    help="Seconds any single external call (nvidia-smi, nvcc, NVML) may take.",
+)

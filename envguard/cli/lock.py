@@ -1,0 +1,123 @@
+"""`envguard lock` and `envguard verify`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from envguard.cli._shared import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    fail,
+)
+from envguard.commands import lock as use
+from envguard.errors import EnvguardError
+
+
+def _formats(value: str) -> tuple[str, ...]:
+    items = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    unknown = [i for i in items if i not in use.LOCK_FORMATS]
+    if unknown or not items:
+        raise click.BadParameter(f"{','.join(unknown) or value!r}: choose from {','.join(use.LOCK_FORMATS)}",
+                                 param_hint="--format")
+    return items
+
+
+@click.command()
+@click.argument("requirements", nargs=-1)
+@click.option("-r", "--requirement", "requirement_files", multiple=True, metavar="FILE",
+              help="Read requirements from FILE (one PEP 508 requirement per line; '-' for stdin).")
+@click.option("--pyproject", metavar="FILE", help="Lock the [project].dependencies of a pyproject.toml.")
+@click.option("--from-current", is_flag=True, help="Lock what the --python interpreter has installed "
+              "(exact versions, local variants such as +cu124 included).")
+@click.option("--python", "python", default=None, metavar="PATH|X.Y",
+              help="Interpreter or virtualenv folder to lock for (or from, with --from-current), or a Python "
+                   "version such as 3.11.  [default: this interpreter]")
+@click.option("--cuda", default=None, metavar="X.Y|auto|cpu",
+              help="CUDA of the framework build: a version, 'auto' (newest build this host's driver AND GPUs "
+                   "run, per the matrices) or 'cpu'.  [default: auto; --from-current: the installed build]")
+@click.option("--platform", "platform_", type=click.Choice(["linux-x86_64", "linux-aarch64"]), default=None,
+              help="Platform to lock for.  [default: the interpreter's]")
+@click.option("--format", "fmt", default="pip,conda,docker,json", show_default=True, metavar="LIST",
+              help="Comma-separated outputs: pip (requirements.lock.txt), conda (environment.yml), docker "
+                   "(Dockerfile), json (envguard.lock.json).")
+@click.option("-o", "--output-dir", default=".", show_default=True, metavar="DIR", help="Folder to write into.")
+@click.option("--force", is_flag=True, help="Overwrite existing output files.")
+@click.option("--dry-run", is_flag=True, help="Resolve and print what would be written; write nothing.")
+@click.option("--resolver", type=click.Choice(["auto", "uv", "pip"]), default="auto", show_default=True,
+              help="auto: uv when installed, otherwise pip's resolver.")
+@click.option("--index-url", metavar="URL", help="Base package index (default: the installer's own).")
+@click.option("--extra-index-url", "extra_index_urls", multiple=True, metavar="URL", help="An additional index.")
+@click.option("--find-links", multiple=True, metavar="DIR", help="Also look for files in DIR (a wheelhouse).")
+@click.option("--no-index", is_flag=True, help="Use no index, only --find-links.")
+@click.option("--base-image", metavar="IMAGE", help="Dockerfile base instead of the matrices' nvidia/cuda image.")
+@click.option("--wheelhouse", metavar="DIR", help="Copy the locked files from DIR into the build context and "
+              "install from there with no index access (air-gapped builds).")
+@click.option("--build", is_flag=True, help="Build the Dockerfile with the local Docker engine.")
+@click.option("--tag", metavar="IMAGE", help="Tag for --build.  [default: envguard-lock:<fingerprint>]")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
+              help="Seconds the resolver may take.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON envelope instead of text.")
+def lock(
+    requirements: tuple[str, ...], requirement_files: tuple[str, ...], pyproject: str | None, from_current: bool,
+    python: str | None, cuda: str | None, platform_: str | None, fmt: str, output_dir: str, force: bool,
+    dry_run: bool, resolver: str, index_url: str | None, extra_index_urls: tuple[str, ...],
+    find_links: tuple[str, ...], no_index: bool, base_image: str | None, wheelhouse: str | None, build: bool,
+    tag: str | None, timeout_s: float, as_json: bool,
+) -> None:
+    """Lock an environment to exact, hash-checked pins matched to its CUDA build.
+
+    \b
+    envguard lock "torch==2.5.*" torchvision --cuda 12.4 --python 3.11 -o lock/
+    envguard lock -r requirements.in --cuda auto
+    envguard lock --from-current --python .venv -o lock/
+    envguard lock torch --cuda cpu --format docker --build --tag myimage
+    """
+    from envguard.formatters.lockfiles import lock_json, lock_text
+
+    out_fmt = "json" if as_json else "text"
+    try:
+        formats = _formats(fmt)
+        if "-" in requirement_files and len(requirement_files) > 1:
+            raise click.UsageError("-r - (stdin) can be given only once")
+        options = use.LockOptions(
+            requirements=requirements, requirement_files=requirement_files, pyproject=pyproject,
+            from_current=from_current, python=python or sys.executable, cuda=cuda, platform=platform_,
+            formats=formats, output_dir=output_dir, force=force, dry_run=dry_run, resolver=resolver,
+            index_url=index_url, extra_index_urls=extra_index_urls, find_links=find_links, no_index=no_index,
+            base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,
+            stdin=sys.stdin.buffer.read() if "-" in requirement_files else None,
+        )
+        outcome = use.lock(options)
+    except EnvguardError as exc:
+        fail(str(exc), out_fmt, "lock")
+    if as_json:
+        click.echo(lock_json(outcome, dry_run=dry_run, exit_code=EXIT_OK), nl=False)
+    else:
+        click.echo(lock_text(outcome, dry_run=dry_run), nl=False)
+    raise SystemExit(EXIT_OK)
+
+
+@click.command()
+@click.argument("lockfile", metavar="LOCKFILE")
+@click.option("--python", "target_python", default=sys.executable, show_default="this interpreter",
+              help="Interpreter (or virtualenv folder) whose environment to verify.")
+@click.option("--no-files", is_flag=True, help="Skip hashing installed files against their RECORD.")
+@click.option("--ignore", multiple=True, metavar="NAME", help="Leave a distribution out of the comparison.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], fmt: str) -> None:
+    """Check that an environment still matches its lock (envguard.lock.json or its folder).
+
+    Exit 1 on drift: missing, extra or different packages, another CUDA variant, installed files
+    that no longer match their RECORD hashes, another Python, or a driver below the lock's floor.
+    """
+    from envguard.formatters.lockfiles import verify_json, verify_text
+
+    try:
+        result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore)
+    except EnvguardError as exc:
+        fail(str(exc), fmt, "verify")
+    code = EXIT_OK if result.ok else EXIT_FINDINGS
+    click.echo(verify_json(result, code) if fmt == "json" else verify_text(result), nl=False)
+    raise SystemExit(code)

@@ -1,0 +1,57 @@
+"""The probing options every command that looks at this machine shares, and the target interpreter."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from envguard.errors import TargetPythonError
+from envguard.probes import ProbeContext, collect_snapshot
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from envguard.snapshot import Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeOptions:
+    """What the user asked the probes to do."""
+
+    target_python: str
+    deep: bool = False
+    timeout_s: float = 10.0
+
+
+def resolve_python(target: str, env: Mapping[str, str]) -> str:
+    """An interpreter path from ``--python`` (a path, or a name on PATH).
+
+    :raises TargetPythonError: when it does not exist.
+    """
+    import shutil
+
+    if os.sep in target or (os.altsep and os.altsep in target) or Path(target).expanduser().is_dir():
+        path = Path(target).expanduser()
+        if path.is_dir():  # a virtual environment folder
+            for candidate in (path / "bin" / "python", path / "Scripts" / "python.exe"):
+                if candidate.exists():
+                    return os.path.abspath(candidate)
+            raise TargetPythonError(f"{target} is a folder without bin/python: not a virtual environment")
+        if not path.exists():
+            raise TargetPythonError(f"target interpreter {target} does not exist")
+        # NOTE: absolute, because the target runs with a fresh temporary working directory.
+        return os.path.abspath(path)
+    found = shutil.which(target, path=env.get("PATH"))
+    if found is None:
+        raise TargetPythonError(f"target interpreter {target!r} is not on PATH")
+    return found
+
+
+def take_snapshot(options: ProbeOptions, env: Mapping[str, str] | None = None) -> tuple[Snapshot, tuple[str, ...]]:
+    """Probe this machine and the target interpreter."""
+    environ = dict(os.environ if env is None else env)
+    ctx = ProbeContext(env=environ, target_python=resolve_python(options.target_python, environ),
+                       timeout_s=options.timeout_s, deep=options.deep)
+    return collect_snapshot(ctx)

@@ -1,0 +1,129 @@
+"""`envguard check` and `envguard snapshot`: probe (or read a snapshot, a pasted report, an image) and judge."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from envguard.commands._io import read_snapshot
+from envguard.commands._probe import ProbeOptions, take_snapshot
+from envguard.errors import TargetPythonError
+from envguard.knowledge import Matrices, load_matrices
+from envguard.probes import ProbeContext
+from envguard.rules import run_rules
+from envguard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from envguard.findings import Report
+
+
+def check(
+    options: ProbeOptions,
+    *,
+    snapshot_file: str | None = None,
+    matrices: Matrices | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Report:
+    """Probe (or read a saved snapshot) and judge it against the matrices."""
+    mats = matrices if matrices is not None else load_matrices(env=dict(os.environ if env is None else env))
+    notes: tuple[str, ...] = ()
+    if snapshot_file is not None:
+        snapshot = read_snapshot(snapshot_file)
+    else:
+        # NOTE: probing mostly waits on subprocesses; parse the matrices every check consults meanwhile.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-matrices") as pool:
+            warm = pool.submit(lambda: (mats.cuda_driver, mats.torch, mats.tensorflow, mats.gpu_arch))
+            snapshot, notes = take_snapshot(options, env)
+            warm.result()
+    return run_rules(snapshot, mats, notes=notes)
+
+
+def check_report(text: str, name: str, matrices: Matrices | None = None) -> Report:
+    """Diagnose a pasted report (collect_env, TF template, nvidia-smi, pip lines, logs, envguard JSON).
+
+    :raises SnapshotError: when the text holds no environment fact.
+    """
+    from envguard.reports import parse_report
+
+    snapshot, notes = parse_report(text, name)
+    return run_rules(snapshot, matrices if matrices is not None else load_matrices(), notes=notes)
+
+
+def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:
+    """Judge an already-loaded snapshot."""
+    return run_rules(snapshot, matrices if matrices is not None else load_matrices())
+
+
+def snapshot_json(snapshot: Snapshot) -> str:
+    """The canonical snapshot file text."""
+    return json.dumps(snapshot.to_dict(), indent=2, sort_keys=True) + "\n"
+
+
+def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | None = None,
+                matrices: Matrices | None = None) -> Report:
+    """Judge a local container image against this host's driver and Docker engine.
+
+    Python and frameworks come from the in-target script run inside a network-less container, the CUDA
+    libraries from the image's ``ldconfig -p`` and wheels, the driver and GPUs from this host.
+    """
+    from envguard import engine
+    from envguard._version import __version__
+    from envguard.lock.render import check_image_ref
+    from envguard.probes import collect_machine
+    from envguard.probes.cuda import libraries_in_image
+    from envguard.probes.target import decode_target_report
+    from envguard.resources import script_source
+    from envguard.rules import ALL_RULES
+    from envguard.rules.image import image_findings
+    from envguard.snapshot import CudaToolkit, Unavailable
+
+    check_image_ref(ref)
+    environ = dict(os.environ if env is None else env)
+    mats = matrices if matrices is not None else load_matrices(env=environ)
+    client = engine.connect()
+    image = engine.inspect_image(client, ref)
+    facts = engine.engine_facts(client)
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="envguard-image") as pool:
+        f_host = pool.submit(collect_machine, ProbeContext(env=environ, target_python=sys.executable))
+        f_ld = pool.submit(engine.run_in_image, client, ref, ["-p"], entrypoint=["ldconfig"], timeout_s=timeout_s)
+        out = engine.run_script(client, ref, script_source("envguard.probes", "_inspect_target.py"),
+                                timeout_s=timeout_s)
+        host, driver, gpus, notes = f_host.result()
+        try:
+            ld_status, ld_out, _ld_err = f_ld.result()
+        except engine.EngineError as exc:
+            ld_status, ld_out = 1, ""
+            notes += (f"ldconfig in the image: {exc}",)
+    try:
+        doc = json.loads(out.strip().splitlines()[-1])
+        target = decode_target_report(doc)
+    except (json.JSONDecodeError, IndexError, KeyError, TypeError) as exc:
+        raise TargetPythonError(f"the inspection script printed no report in {ref}: {exc}") from None
+    cuda_version = image.env.get("CUDA_VERSION")
+    toolkits: tuple[CudaToolkit, ...] | Unavailable
+    if cuda_version:
+        parts = cuda_version.split(".")
+        toolkits = (CudaToolkit(".".join(parts[:2]), "/usr/local/cuda", "image env CUDA_VERSION",
+                                build=cuda_version),)
+    else:
+        toolkits = Unavailable("the image sets no CUDA_VERSION", ("image env",))
+    libraries = libraries_in_image(ld_out if ld_status == 0 else "", target.wheel_files)
+    snapshot = Snapshot(
+        host=host, driver=driver, gpus=gpus, python=target.python, packages=target.packages,
+        frameworks=target.frameworks, cuda_toolkits=toolkits, libraries=libraries,
+        cudnn=Unavailable("not read inside images"), nccl=Unavailable("not read inside images"),
+        environment={k: v for k, v in sorted(image.env.items()) if k.startswith(("NVIDIA_", "CUDA_", "NV_"))},
+        origin=f"image {ref}", envguard_version=__version__,
+    )
+    report = run_rules(snapshot, mats, ALL_RULES, notes=notes)
+    extra = tuple(f for f in image_findings(image, facts, snapshot) if f not in report.findings)
+    findings = tuple(sorted((*report.findings, *extra), key=lambda f: -f.severity))
+    notes_out = (*report.notes, f"image {ref} ({image.id[:19]}), engine {facts.server_version}: runtimes "
+                 f"{', '.join(facts.runtimes) or 'none'}")
+    return dataclasses.replace(report, findings=findings, notes=notes_out)
