@@ -50,6 +50,15 @@ class ProbeContext:
         """Map an absolute path on the probed machine into ``root``."""
         return self.root / absolute.lstrip("/")
 
+    def unmap(self, real: str) -> str:
+        """The probed machine's name for a path inside ``root`` (the inverse of :meth:`path`)."""
+        if self.root == Path("/"):
+            return real
+        try:
+            return "/" + str(Path(real).relative_to(self.root))
+        except ValueError:
+            return real
+
     def read_text(self, absolute: str, limit: int = 1 << 20) -> str | None:
         """Contents of a file, or None when it is missing or unreadable."""
         try:

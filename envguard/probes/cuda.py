@@ -41,10 +41,11 @@ def probe_toolkits(ctx: ProbeContext) -> tuple[CudaToolkit, ...] | Unavailable:
     """Every CUDA toolkit found: nvcc on PATH, CUDA_HOME/CUDA_PATH, standard folders."""
     found: list[CudaToolkit] = []
     tried: list[str] = []
+    ran: dict[str, CudaToolkit | None] = {}
     nvcc = ctx.which("nvcc")
     tried.append("nvcc on PATH")
     if nvcc is not None:
-        tk = _from_nvcc(ctx, nvcc, "nvcc on PATH")
+        tk = _from_nvcc(ctx, nvcc, "nvcc on PATH", ran)
         if tk is not None:
             found.append(tk)
     roots: list[tuple[str, str]] = []
@@ -61,10 +62,10 @@ def probe_toolkits(ctx: ProbeContext) -> tuple[CudaToolkit, ...] | Unavailable:
         if real in seen or not Path(real).is_dir():
             continue
         seen.add(real)
-        tk = _from_root(ctx, root, how)
+        tk = _from_root(ctx, root, how, ran)
         if tk is not None:
             found.append(tk)
-    merged = _merge(found)
+    merged = _merge(found, lambda path: os.path.realpath(ctx.path(path)))
     if not merged:
         return Unavailable("no CUDA toolkit: nvcc is not on PATH, CUDA_HOME/CUDA_PATH unset, "
                            "no /usr/local/cuda*", tuple(tried))
@@ -82,7 +83,42 @@ def _glob(ctx: ProbeContext, pattern: str) -> list[str]:
     return ["/" + str(m.relative_to(ctx.root)) for m in matches]
 
 
-def _from_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
+#: A launcher script that execs another nvcc (e.g. /usr/local/bin/nvcc: ``exec /usr/local/cuda-13.0/bin/nvcc "$@"``).
+_WRAPPER_TARGET = re.compile(rb"^\s*exec\s+['\"]?(/[^\s'\"]{1,4000}/bin/nvcc)\b", re.MULTILINE)
+
+
+def nvcc_identity(nvcc: str) -> str:
+    """The real nvcc a path runs: symlinks resolved, and a small ``#!`` wrapper that ``exec``s an nvcc followed, so
+    the wrapper on PATH, its target and /usr/local/cuda/bin/nvcc count as one install (run once, not three times)."""
+    real = os.path.realpath(nvcc)
+    try:
+        with open(real, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return real
+    if head.startswith(b"#!"):
+        match = _WRAPPER_TARGET.search(head)
+        if match is not None:
+            target = os.path.realpath(os.fsdecode(match.group(1)))
+            if target != real and os.path.isfile(target):
+                return target
+    return real
+
+
+def _from_nvcc(ctx: ProbeContext, nvcc: str, how: str,
+               ran: dict[str, CudaToolkit | None] | None = None) -> CudaToolkit | None:
+    """The toolkit ``nvcc --version`` reports; ``ran`` remembers each real nvcc already run (by nvcc_identity)."""
+    key = nvcc_identity(nvcc)
+    if ran is not None and key in ran:
+        known = ran[key]
+        return None if known is None else CudaToolkit(known.version, known.path, how, nvcc, known.build)
+    tk = _run_nvcc(ctx, nvcc, how)
+    if ran is not None:
+        ran[key] = tk
+    return tk
+
+
+def _run_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
     result = ctx.run((nvcc, "--version"), timeout=ctx.timeout_s)
     if not result.ok:
         logger.info("nvcc at %s failed: %s", nvcc, result.describe_failure())
@@ -91,16 +127,17 @@ def _from_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
     if parsed is None:
         return None
     version, build = parsed
-    root = Path(os.path.realpath(nvcc)).parent.parent
+    root = Path(nvcc_identity(nvcc)).parent.parent
     # NOTE: a wrapper script (e.g. /usr/local/bin/nvcc) has no toolkit around it; only call a folder a
     # toolkit root when it has the toolkit's own markers.
     markers = ("version.json", "version.txt", "nvvm", "targets")
     is_root = any((root / m).exists() for m in markers)
-    return CudaToolkit(version=version, path=str(root) if is_root else None,
+    return CudaToolkit(version=version, path=ctx.unmap(str(root)) if is_root else None,
                        source=how, nvcc_path=nvcc, build=build)
 
 
-def _from_root(ctx: ProbeContext, root: str, how: str) -> CudaToolkit | None:
+def _from_root(ctx: ProbeContext, root: str, how: str,
+               ran: dict[str, CudaToolkit | None] | None = None) -> CudaToolkit | None:
     text = ctx.read_text(f"{root}/version.json")
     if text:
         parsed = parsers.parse_cuda_version_json(text)
@@ -116,17 +153,18 @@ def _from_root(ctx: ProbeContext, root: str, how: str) -> CudaToolkit | None:
             return CudaToolkit(f"{match.group(1)}.{match.group(2)}", root, f"{how} ({root}/version.txt)", None, full)
     nvcc = ctx.path(f"{root}/bin/nvcc")
     if nvcc.exists():
-        tk = _from_nvcc(ctx, str(nvcc), f"{how} ({root}/bin/nvcc)")
+        tk = _from_nvcc(ctx, str(nvcc), f"{how} ({root}/bin/nvcc)", ran)
         if tk is not None:
             return CudaToolkit(tk.version, root, tk.source, tk.nvcc_path, tk.build)
     return None
 
 
-def _merge(found: Iterable[CudaToolkit]) -> tuple[CudaToolkit, ...]:
-    """One entry per installed toolkit: nvcc on PATH and the folder it lives in are the same one."""
+def _merge(found: Iterable[CudaToolkit], real: Callable[[str], str]) -> tuple[CudaToolkit, ...]:
+    """One entry per installed toolkit: nvcc on PATH and the folder it lives in are the same one. ``real`` maps a
+    toolkit path to its resolved location on the probed machine."""
     out: list[CudaToolkit] = []
     for tk in found:
-        twin = next((o for o in out if _same(o, tk)), None)
+        twin = next((o for o in out if _same(o, tk, real)), None)
         if twin is None:
             out.append(tk)
             continue
@@ -137,8 +175,8 @@ def _merge(found: Iterable[CudaToolkit]) -> tuple[CudaToolkit, ...]:
     return tuple(out)
 
 
-def _same(a: CudaToolkit, b: CudaToolkit) -> bool:
-    if a.path and b.path and os.path.realpath(a.path) == os.path.realpath(b.path):
+def _same(a: CudaToolkit, b: CudaToolkit, real: Callable[[str], str]) -> bool:
+    if a.path and b.path and real(a.path) == real(b.path):
         return True
     if a.version != b.version:
         return False

@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from envguard._regex import LazyPattern, lazy
 from envguard.snapshot import GpuInfo
 
 __all__ = [
@@ -82,13 +83,13 @@ QUERY_GPU_FIELDS_LEGACY: Final[tuple[str, ...]] = tuple(f for f in QUERY_GPU_FIE
 
 # ---- shared helpers -------------------------------------------------------------------------
 
-_VERSION_RE: Final = re.compile(r"^\d+(?:\.\d+)+$")
-_CUDA_VERSION_RE: Final = re.compile(r"^\d+\.\d+$")
-_COMPUTE_CAP_RE: Final = re.compile(r"^\d+\.\d+$")
-_BUS_ID_RE: Final = re.compile(r"\b([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\b")
-_QUOTE_RE: Final = re.compile(r"^\s*>(?: |$)")
+_VERSION_RE: Final = lazy(r"^\d+(?:\.\d+)+$")
+_CUDA_VERSION_RE: Final = lazy(r"^\d+\.\d+$")
+_COMPUTE_CAP_RE: Final = lazy(r"^\d+\.\d+$")
+_BUS_ID_RE: Final = lazy(r"\b([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\b")
+_QUOTE_RE: Final = lazy(r"^\s*>(?: |$)")
 #: A typed command line: optional prompt ending in $, # or >, then the nvidia-smi command.
-_COMMAND_RE: Final = re.compile(r"^\s*(?:.*?[$#>]\s*)?nvidia-smi(?:\.exe)?(?:\s|$)")
+_COMMAND_RE: Final = lazy(r"^\s*(?:.*?[$#>]\s*)?nvidia-smi(?:\.exe)?(?:\s|$)")
 #: Values nvidia-smi writes when it has no answer (compared case-insensitively, brackets removed).
 _NO_VALUE: Final = frozenset(
     {
@@ -104,7 +105,7 @@ _NO_VALUE: Final = frozenset(
         "err!",
     }
 )
-_VALUE_UNIT_RE: Final = re.compile(
+_VALUE_UNIT_RE: Final = lazy(
     r"^(-?\d+(?:\.\d+)?)\s*(?:MiB|GiB|KiB|MB|GB|KB|B|W|%|MHz|GHz|us|ms|s|C|KB/s|MB/s|x)$"
 )
 
@@ -168,7 +169,7 @@ def _is_command(line: str) -> bool:
 
 # ---- nvidia-smi --query-gpu CSV -------------------------------------------------------------
 
-_UNIT_SUFFIX_RE: Final = re.compile(r"\s*\[[^\]]*\]\s*$")
+_UNIT_SUFFIX_RE: Final = lazy(r"\s*\[[^\]]*\]\s*$")
 
 
 def _csv_key(header: str) -> str:
@@ -287,13 +288,13 @@ class SmiTable:
     driver_model: str | None
 
 
-_SMI_HEADER_RE: Final = re.compile(r"^\|\s*NVIDIA-SMI\s+(\S+)(?P<rest>.*)$")
-_DRIVER_RE: Final = re.compile(r"(?:Driver|KMD)\s+Version:\s*(\S+)")
-_CUDA_RE: Final = re.compile(r"CUDA(?:\s+UMD)?\s+Version:\s*(\S+)")
-_GPU_CELL_RE: Final = re.compile(r"^\s*(\d+)\s+(.*?)\s*$")
-_GPU_CELL_TAIL_RE: Final = re.compile(r"^(.*?)\s+(On|Off|WDDM|TCC|MCDM|N/A)$")
-_MEMORY_RE: Final = re.compile(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
-_MIG_ROW_RE: Final = re.compile(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s*$")
+_SMI_HEADER_RE: Final = lazy(r"^\|\s*NVIDIA-SMI\s+(\S+)(?P<rest>.*)$")
+_DRIVER_RE: Final = lazy(r"(?:Driver|KMD)\s+Version:\s*(\S+)")
+_CUDA_RE: Final = lazy(r"CUDA(?:\s+UMD)?\s+Version:\s*(\S+)")
+_GPU_CELL_RE: Final = lazy(r"^\s*(\d+)\s+(.*?)\s*$")
+_GPU_CELL_TAIL_RE: Final = lazy(r"^(.*?)\s+(On|Off|WDDM|TCC|MCDM|N/A)$")
+_MEMORY_RE: Final = lazy(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_MIG_ROW_RE: Final = lazy(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s*$")
 _DRIVER_MODELS: Final = frozenset({"WDDM", "TCC", "MCDM"})
 
 
@@ -454,16 +455,16 @@ def parse_nvidia_smi_table(text: str) -> SmiTable | None:
 
 # ---- nvidia-smi failures --------------------------------------------------------------------
 
-_FAILURES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
-    ("driver-library-mismatch", re.compile(r"Driver/library version mismatch", re.IGNORECASE)),
+_FAILURES: Final[tuple[tuple[str, LazyPattern[str]], ...]] = (
+    ("driver-library-mismatch", lazy(r"Driver/library version mismatch", re.IGNORECASE)),
     (
         "driver-not-loaded",
-        re.compile(r"couldn't communicate with the NVIDIA driver|Driver Not Loaded", re.IGNORECASE),
+        lazy(r"couldn't communicate with the NVIDIA driver|Driver Not Loaded", re.IGNORECASE),
     ),
-    ("no-devices", re.compile(r"No devices were found", re.IGNORECASE)),
+    ("no-devices", lazy(r"No devices were found", re.IGNORECASE)),
     (
         "nvml-library-not-found",
-        re.compile(
+        lazy(
             r"NVML Shared Library Not Found"
             r"|libnvidia-ml\.so[\w.]*:?\s*(?:was\s+)?not found"
             r"|couldn't find libnvidia-ml\.so"
@@ -471,9 +472,9 @@ _FAILURES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
             re.IGNORECASE,
         ),
     ),
-    ("invalid-field", re.compile(r"is not a valid field to query", re.IGNORECASE)),
+    ("invalid-field", lazy(r"is not a valid field to query", re.IGNORECASE)),
 )
-_NVML_LIB_RE: Final = re.compile(r"NVML library version:\s*(\d+(?:\.\d+)+)")
+_NVML_LIB_RE: Final = lazy(r"NVML library version:\s*(\d+(?:\.\d+)+)")
 
 
 def classify_nvidia_smi_failure(text: str) -> tuple[str, str] | None:
@@ -497,8 +498,8 @@ def nvml_library_version_from_failure(text: str) -> str | None:
 
 # ---- nvidia-smi -q --------------------------------------------------------------------------
 
-_Q_GPU_RE: Final = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$")
-_Q_KV_RE: Final = re.compile(r"^(\s*)([^:]*?\S)\s+:(?:\s?(.*))?$")
+_Q_GPU_RE: Final = lazy(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$")
+_Q_KV_RE: Final = lazy(r"^(\s*)([^:]*?\S)\s+:(?:\s?(.*))?$")
 
 
 def _q_entries(lines: list[str]) -> Iterator[tuple[int, tuple[str, ...], str | None]]:
@@ -576,8 +577,8 @@ def parse_nvidia_smi_q(text: str) -> tuple[str | None, str | None, tuple[GpuInfo
 
 # ---- nvidia-smi --version / -L --------------------------------------------------------------
 
-_SMI_VERSION_LINE_RE: Final = re.compile(r"^\s*([A-Za-z][A-Za-z -]*?)\s*:\s*(.*?)\s*$")
-_LIST_RE: Final = re.compile(r"^GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*([^)\s]+)\)\s*$")
+_SMI_VERSION_LINE_RE: Final = lazy(r"^\s*([A-Za-z][A-Za-z -]*?)\s*:\s*(.*?)\s*$")
+_LIST_RE: Final = lazy(r"^GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*([^)\s]+)\)\s*$")
 
 
 def parse_nvidia_smi_version(text: str) -> tuple[str | None, str | None, str | None]:
@@ -615,8 +616,8 @@ def parse_nvidia_smi_list(text: str) -> tuple[GpuInfo, ...]:
 
 # ---- /proc/driver/nvidia/version ------------------------------------------------------------
 
-_NVRM_RE: Final = re.compile(r"NVRM version:\s*(?P<rest>.*)$", re.MULTILINE)
-_NVRM_VERSION_RE: Final = re.compile(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b")
+_NVRM_RE: Final = lazy(r"NVRM version:\s*(?P<rest>.*)$", re.MULTILINE)
+_NVRM_VERSION_RE: Final = lazy(r"Kernel Module(?:\s+for\s+\S+)?\s+(\d+\.\d+(?:\.\d+)*)\b")
 
 
 def parse_proc_driver_version(text: str) -> tuple[str, str] | None:
@@ -638,7 +639,7 @@ def parse_proc_driver_version(text: str) -> tuple[str, str] | None:
 
 # ---- CUDA toolkit ---------------------------------------------------------------------------
 
-_NVCC_RE: Final = re.compile(
+_NVCC_RE: Final = lazy(
     r"Cuda compilation tools,\s*release\s+(\d+\.\d+)(?:\s*,\s*V(\d+(?:\.\d+)+))?", re.IGNORECASE
 )
 
@@ -735,7 +736,7 @@ def decode_nccl_int(value: int) -> str:
 
 # ---- shared-library file names --------------------------------------------------------------
 
-_SONAME_RE: Final = re.compile(r"\.so\.(\d+(?:\.\d+)*)$")
+_SONAME_RE: Final = lazy(r"\.so\.(\d+(?:\.\d+)*)$")
 
 
 def _basename(filename: str) -> str:

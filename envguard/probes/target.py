@@ -12,7 +12,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
 from envguard.errors import TargetPythonError
@@ -166,6 +165,9 @@ def pinned(dist: Distribution | None, prefix: str, extra: str | None = None) -> 
     """
     if dist is None:
         return {}
+    # NOTE: imported here: packaging's requirement parser is a visible part of `check`'s start-up.
+    from packaging.requirements import InvalidRequirement, Requirement
+
     out: dict[str, str] = {}
     for line in dist.requires:
         try:

@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
-from envguard.knowledge.errors import SignatureMatch
 from envguard.rules.base import driver_evidence
 from envguard.snapshot import Snapshot, Unavailable
+
+if TYPE_CHECKING:
+    from envguard.knowledge.errors import SignatureMatch
 
 SUBJECT = "reported message"
 

@@ -141,6 +141,21 @@ def test_wrapper_nvcc_and_cuda_home_of_the_same_build_merge(tree: Tree) -> None:
     )
 
 
+def test_a_wrapper_its_target_and_the_toolkit_folder_run_nvcc_once(tree: Tree) -> None:
+    """/usr/local/bin/nvcc as on this project's CI machine (``exec /usr/local/cuda-13.0/bin/nvcc "$@"``, constructed
+    here with the fixture's paths), /usr/local/cuda -> cuda-11.5 and CUDA_HOME: one install, so one nvcc run."""
+    real_nvcc = executable(tree.at("/usr/local/cuda-11.5/bin/nvcc"))
+    tree.file("/usr/local/cuda-11.5/nvvm/README", "")  # a toolkit root marker
+    tree.symlink("/usr/local/cuda", "cuda-11.5")
+    wrapper = executable(tree.bin / "nvcc", f'#!/bin/sh\nexec {real_nvcc} "$@"\n')
+    runner = FakeRunner({(str(wrapper), "--version"): capture(NVCC_115)})
+    toolkits = probe_toolkits(tree.ctx(runner, CUDA_HOME="/usr/local/cuda"))
+    assert runner.calls == [(str(wrapper), "--version")]
+    assert isinstance(toolkits, tuple) and len(toolkits) == 1
+    assert toolkits[0].version == "11.5" and toolkits[0].build == "11.5.119"
+    assert toolkits[0].nvcc_path == str(wrapper) and "CUDA_HOME" in toolkits[0].source
+
+
 def test_version_txt_of_old_toolkits(tree: Tree) -> None:
     tree.file("/usr/local/cuda-10.2/version.txt", "CUDA Version 10.2.89\n")  # constructed, CUDA <= 11.0 layout
     tree.cuda_124()
