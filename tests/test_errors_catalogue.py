@@ -16,7 +16,7 @@ import pytest
 
 from envguard.codes import FINDING_CODES
 from envguard.knowledge import load_matrices
-from envguard.knowledge.errors import ErrorsMatrix
+from envguard.knowledge.errors import NOT_ENVIRONMENT, ErrorsMatrix
 
 MATRICES = Path(__file__).resolve().parent.parent / "matrices"
 DATA = Path(__file__).resolve().parent / "data"
@@ -48,7 +48,8 @@ def test_signature_ids_are_unique_and_kebab_case(errors: ErrorsMatrix) -> None:
 
 def test_every_row_is_sourced_and_well_formed(errors: ErrorsMatrix) -> None:
     for sig in errors.signatures:
-        assert sig.code in FINDING_CODES, sig.id
+        assert sig.code in (*FINDING_CODES, NOT_ENVIRONMENT), sig.id
+        assert sig.code != NOT_ENVIRONMENT or sig.severity == "info", sig.id
         assert sig.severity in ("error", "warning", "info"), sig.id
         assert sig.cause.strip() and sig.check.strip(), sig.id
         assert sig.examples, sig.id

@@ -8,7 +8,7 @@ from typing import Any
 
 from envguard.formatters.base import RESULT_VERSION
 from envguard.query import CudaAnswer, TorchCandidate
-from envguard.rules.signatures import CONFIRMED, NO_FACTS, Explanation
+from envguard.rules.signatures import CONFIRMED, NO_FACTS, NOT_AN_ENVIRONMENT_PROBLEM, Explanation
 
 
 def _console(color: bool, width: int) -> tuple[Any, io.StringIO]:
@@ -40,7 +40,10 @@ def explain_text(result: Explanation, *, color: bool = False, width: int = 100) 
         console.print(f"[bold]{sig.code}[/] ({sig.severity}) — {escape(verdict.match.line[:200])}")
         console.print(f"  cause: {escape(sig.cause)}")
         console.print(f"  check: {escape(sig.check)}")
-        if verdict.status != NO_FACTS:
+        if verdict.status == NOT_AN_ENVIRONMENT_PROBLEM:
+            console.print("  [green]not an environment problem[/]: the driver, CUDA and framework builds are "
+                          "not what this message is about")
+        elif verdict.status != NO_FACTS:
             style = "bold red" if verdict.status == CONFIRMED else "yellow"
             console.print(f"  [{style}]{verdict.status}[/]"
                           + (f": {escape(verdict.finding.message)}" if verdict.finding else

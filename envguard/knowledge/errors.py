@@ -74,6 +74,9 @@ class ErrorsMatrix:
 
 
 _SEVERITIES = ("error", "warning", "info")
+#: The "code" of a message that is NOT an environment problem (CUDA out of memory, a device-side assert):
+#: recognised, so that it is never read as one, and it never becomes a finding. Its severity is "info".
+NOT_ENVIRONMENT = "not-environment"
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> ErrorsMatrix:
@@ -91,8 +94,10 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> ErrorsMatri
         if not isinstance(examples, list) or not examples or not all(isinstance(e, str) for e in examples):
             col.error(where, "examples must be a non-empty list of strings (real messages the pattern matches)")
             examples = []
-        if code is not None and code not in FINDING_CODES:
-            col.error(where, f"code {code!r} is not a finding code")
+        if code is not None and code not in FINDING_CODES and code != NOT_ENVIRONMENT:
+            col.error(where, f"code {code!r} is not a finding code (nor {NOT_ENVIRONMENT!r})")
+        if code == NOT_ENVIRONMENT and severity != "info":
+            col.error(where, f"a {NOT_ENVIRONMENT} message has severity \"info\"")
         if severity not in _SEVERITIES:
             col.error(where, f"severity must be one of {_SEVERITIES}")
         if None in (sig_id, raw, code, cause, check):

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
 SUBJECT = "reported message"
+#: errors.toml's code for a message that is not an environment problem (kept in step with knowledge.errors).
+NOT_ENVIRONMENT = "not-environment"
 
 
 class SignatureRule:
@@ -31,7 +33,7 @@ class SignatureRule:
         seen: set[str] = set()
         for match in matrices.errors.match(snapshot.observed_errors):
             sig = match.signature
-            if sig.id in seen:
+            if sig.id in seen or sig.code == NOT_ENVIRONMENT:
                 continue
             seen.add(sig.id)
             line = _excerpt(match)
@@ -73,6 +75,7 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
 CONFIRMED = "confirmed"
 NOT_CONFIRMED = "not confirmed"
 NO_FACTS = "no facts"
+NOT_AN_ENVIRONMENT_PROBLEM = "not an environment problem"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,9 @@ def explain(lines: list[str], matrices: Matrices, facts: Report | None) -> Expla
         if match.signature.id in seen:
             continue
         seen.add(match.signature.id)
+        if match.signature.code == NOT_ENVIRONMENT:
+            verdicts.append(Verdict(match, NOT_AN_ENVIRONMENT_PROBLEM, None, ()))
+            continue
         if facts is None:
             verdicts.append(Verdict(match, NO_FACTS, None, ()))
             continue
