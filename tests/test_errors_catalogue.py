@@ -512,7 +512,9 @@ def test_bundled_report(errors: ErrorsMatrix, case: str) -> None:
 
 
 def test_report_table_is_complete() -> None:
-    on_disk = {p.name for p in (DATA / "reports").iterdir() if (p / "env.txt").is_file()}
+    """The sample reports (0NN-*) have exact expectations here; the corpus (1NN-*, 2NN-*, ...) is measured by
+    tests/test_report_corpus.py on findings, so that adding a signature does not mean editing 130 rows."""
+    on_disk = {p.name for p in (DATA / "reports").iterdir() if (p / "env.txt").is_file() and p.name[0] == "0"}
     assert on_disk == set(REPORT_HITS)
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from envguard.commands._io import read_snapshot
 from envguard.commands._probe import ProbeOptions, take_snapshot
 from envguard.errors import TargetPythonError
+from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.probes import ProbeContext
 from envguard.rules import run_rules
@@ -49,10 +50,21 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
 
     :raises SnapshotError: when the text holds no environment fact.
     """
-    from envguard.reports import parse_report
+    from envguard.reports import parse_environments
 
-    snapshot, notes = parse_report(text, name)
-    return run_rules(snapshot, matrices if matrices is not None else load_matrices(), notes=notes)
+    mats = matrices if matrices is not None else load_matrices()
+    envs = parse_environments(text, name, mats.errors)
+    if len(envs) == 1:
+        return run_rules(envs[0].snapshot, mats, notes=envs[0].notes)
+    # Several environments ("works with A, fails with B"): each is judged on its own and every finding says
+    # which one it concerns; the report's snapshot is the environment with the most errors (the failing one).
+    reports = [run_rules(env.snapshot, mats, notes=env.notes) for env in envs]
+    findings = tuple(sorted(
+        (dataclasses.replace(f, message=f"[{env.label}] {f.message}") for env, rep in zip(envs, reports, strict=True)
+         for f in rep.findings), key=lambda f: -f.severity))
+    worst = max(range(len(reports)), key=lambda i: (reports[i].count(Severity.ERROR), i))
+    notes = tuple(dict.fromkeys(n for rep in reports for n in rep.notes))
+    return dataclasses.replace(reports[worst], findings=findings, notes=notes)
 
 
 def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:

@@ -37,6 +37,9 @@ class ErrorSignature:
     #: Example lines (tests assert each matches).
     examples: tuple[str, ...]
     prov: Provenance
+    #: A lower-case literal every match contains (from the pattern's own syntax tree), so that a line without it
+    #: is skipped before the regex runs; "" when the pattern has no such literal.
+    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +63,13 @@ class ErrorsMatrix:
         """Every (signature, line) pair that matches, in line order; one match per signature and line."""
         out: list[SignatureMatch] = []
         for line in lines:
-            text = line.strip()
+            text = line.strip()[:MAX_LINE_CHARS]
             if not text:
                 continue
+            lowered = text.lower()
             for sig in self.signatures:
+                if sig.anchor and sig.anchor not in lowered:
+                    continue
                 found = sig.pattern.search(text)
                 if found:
                     groups = {k: v for k, v in found.groupdict().items() if v is not None}
@@ -74,6 +80,46 @@ class ErrorsMatrix:
 
 
 _SEVERITIES = ("error", "warning", "info")
+#: Longest part of a line the catalogue matches (messages sit near a log line's start; a line can be megabytes).
+MAX_LINE_CHARS = 4000
+
+
+def required_literal(pattern: str) -> str:
+    """The longest lower-case literal that every match of ``pattern`` contains ("" when none is certain).
+
+    Read from the pattern's syntax tree: only literals at the top level, or inside groups that must match
+    once, count; alternatives, optional parts and classes end a run.
+    """
+    try:
+        import re._parser as sre_parse  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_parse  # type: ignore[no-redef,unused-ignore]
+    try:
+        tree = sre_parse.parse(pattern, re.IGNORECASE)
+    except (re.error, RecursionError, OverflowError):
+        return ""
+    best = ""
+
+    def walk(items: Any) -> None:
+        nonlocal best
+        run = ""
+        for op, arg in items:
+            name = str(op)
+            if name == "LITERAL":
+                run += chr(arg).lower()
+                continue
+            if len(run) > len(best):
+                best = run
+            run = ""
+            if name == "SUBPATTERN":
+                walk(arg[-1])
+            elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT") and arg[0] >= 1:
+                walk(arg[2])
+        if len(run) > len(best):
+            best = run
+
+    walk(tree)
+    return best.strip() if len(best.strip()) >= 3 else ""
 #: The "code" of a message that is NOT an environment problem (CUDA out of memory, a device-side assert):
 #: recognised, so that it is never read as one, and it never becomes a finding. Its severity is "info".
 NOT_ENVIRONMENT = "not-environment"
@@ -111,6 +157,6 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> ErrorsMatri
             if not pattern.search(example):
                 col.error(where, f"pattern does not match its own example {example[:80]!r}")
         sigs.append(ErrorSignature(sig_id or "", pattern, code or "", severity, cause or "", check or "",
-                                   tuple(examples), col.prov(row, where)))
+                                   tuple(examples), col.prov(row, where), required_literal(raw or "")))
     check_unique([s.id for s in sigs], col, "signature", "id")
     return ErrorsMatrix(meta, tuple(sigs))

@@ -5,6 +5,14 @@ Not a probe: nothing here looks at this machine. A fact the report does not give
 
 from __future__ import annotations
 
-from envguard.reports.reader import MAX_REPORT_CHARS, NOT_REPORTED, normalize_report, parse_report
+from envguard.reports.reader import (
+    MAX_REPORT_CHARS,
+    NOT_REPORTED,
+    ReadEnvironment,
+    normalize_report,
+    parse_environments,
+    parse_report,
+)
 
-__all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "normalize_report", "parse_report"]
+__all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_report", "parse_environments",
+           "parse_report"]

@@ -38,6 +38,9 @@ class DriverRule:
             return
         for build in builds:
             yield from self._too_old(driver, build, snapshot, matrices)
+        image = image_build(snapshot)
+        if image is not None:
+            yield from self._too_old(driver, image, snapshot, matrices)
 
     def _unavailable(self, driver: Unavailable, builds: list[FrameworkBuild], snapshot: Snapshot) -> Iterator[Finding]:
         evidence = (ev("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried) or "probe"),)
@@ -153,6 +156,19 @@ class DriverRule:
             if floor is not None and have >= floor.min_driver:
                 return pip_install_torch(build.version, variant)
         return None
+
+
+def image_build(snapshot: Snapshot) -> FrameworkBuild | None:
+    """A pasted report's container image CUDA (its tag, CUDA_VERSION, or the container toolkit's ``cuda>=X``
+    requirement) as a build the driver must run. ``check --image`` judges real images through rules.image."""
+    cuda = snapshot.environment.get("CUDA_VERSION")
+    if not cuda or not snapshot.origin.startswith("report"):
+        return None
+    v = version(cuda)
+    if v is None:
+        return None
+    return FrameworkBuild("container image", "image", f"(CUDA {cuda})", "cuda", f"{v.major}.{v.minor}", None,
+                          source="report: container image CUDA")
 
 
 FORWARD_COMPAT_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"

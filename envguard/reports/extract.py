@@ -1,0 +1,461 @@
+"""Extractors: each recognises one shape of text people paste and yields typed mentions.
+
+An extractor never decides between two mentions (``resolve`` does) and never judges (``rules`` do). Every
+pattern here is linear: anchored or bounded, and run on lines already cut to ``segment.MAX_LINE_CHARS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from envguard.probes import parsers
+from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.snapshot import normalize_name
+
+_V = r"\d{1,4}(?:\.\d{1,6}){1,3}"
+_VERSION = _V + r"(?:[+.][A-Za-z0-9_.]{1,40})?"
+
+# ---- collect_env and issue-template fields ----------------------------------------------------------
+
+#: collect_env's own keys (torch.utils.collect_env): tool output.
+_COLLECT_ENV = {
+    "pytorch version": "torch", "cuda used to build pytorch": "torch_cuda", "rocm used to build pytorch": "torch_rocm",
+    "os": "os", "libc version": "libc", "python version": "python", "python platform": "platform",
+    "is cuda available": "cuda_available", "cuda runtime version": "cuda_runtime",
+    "gpu models and configuration": "gpus", "nvidia driver version": "driver", "cudnn version": "cudnn",
+    "is debug build": "debug_build",
+}
+#: Issue-template and hand-written fields ("- TensorFlow version: 2.15", "### CUDA/cuDNN version").
+_FIELDS = {
+    "tensorflow version": "tf", "tensorflow version (use command below)": "tf", "tf version": "tf",
+    "cuda/cudnn version": "cuda_cudnn", "gpu model and memory": "gpu_text",
+    "os platform and distribution": "os", "os platform and distribution (e.g., linux ubuntu 16.04)": "os",
+    "video card": "gpu_text", "graphics card": "gpu_text", "gpu": "gpu_text", "gpu model": "gpu_text",
+    "gpu type": "gpu_text", "cuda version": "cuda_text", "cuda": "cuda_text", "cudnn": "cudnn",
+    "cudnn version ": "cudnn", "driver version": "driver", "nvidia driver": "driver", "ld_library_path": "ld_library_path",
+    "python": "python", "python version ": "python", "pytorch": "torch_field", "pytorch version ": "torch_field",
+    "torch version": "torch_field", "torch": "torch_field", "jax version": "jax_field", "jaxlib version": "jaxlib_field",
+    "paddle version": "paddle_field", "paddlepaddle version": "paddle_field", "os version": "os", "platform": "os",
+    "operating system": "os", "system": "os",
+}
+_FIELD_PREFIXES = (("tensorflow version", "tf"), ("python version", "python"), ("cuda/cudnn version", "cuda_cudnn"),
+                   ("gpu model", "gpu_text"), ("os platform", "os"), ("nvidia driver", "driver"),
+                   ("cuda version", "cuda_text"), ("cudnn version", "cudnn"), ("pytorch version", "torch_field"))
+_KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-]{0,60}?)\**\s{0,8}:\s{0,8}(.{0,400})$")
+_MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
+_GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
+_GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
+                        r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti)\b", re.IGNORECASE)
+_NOT_A_VALUE = ("n/a", "none", "could not collect", "unknown", "-", "", "no", "na", "not installed")
+
+
+def _field(raw: str, table: dict[str, str]) -> str | None:
+    key = " ".join(raw.lower().replace("*", "").split())
+    if key in table:
+        return table[key]
+    if table is _FIELDS:
+        return next((target for prefix, target in _FIELD_PREFIXES if key.startswith(prefix)), None)
+    return None
+
+
+def fields(lines: list[str], offset: int) -> Iterator[Mention]:
+    """collect_env lines (TOOL) and template fields (FIELD), including collect_env's multi-line GPU/cuDNN lists
+    and GitHub issue-form headers ("### TensorFlow version" followed by the value)."""
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        header = _MD_HEADER.match(line)
+        if header:
+            kind = _field(header.group(1), _FIELDS)
+            if kind is not None:
+                nxt = next((n for n in lines[i:i + 3] if n.strip()), "")
+                if nxt and not _MD_HEADER.match(nxt):
+                    yield from _value(kind, nxt.strip(), offset + i, FIELD, f"issue form: {header.group(1)}")
+            continue
+        match = _KEY_LINE.match(line)
+        if not match:
+            continue
+        raw, value = match.group(1), match.group(2).strip()
+        kind, tier = _field(raw, _COLLECT_ENV), TOOL
+        if kind is None:
+            kind, tier = _field(raw, _FIELDS), FIELD
+        if kind is None:
+            continue
+        how = f"{'collect_env' if tier == TOOL else 'field'}: {raw.strip()}"
+        if kind in ("gpus", "cudnn") and (not value or value.lower().startswith("probably one of")):
+            while i < len(lines) and (lines[i].strip().startswith("/") or _GPU_ENUM.match(lines[i])):
+                extra = lines[i].strip()
+                i += 1
+                if kind == "gpus":
+                    gpu = _GPU_ENUM.match(extra)
+                    yield Mention("gpu", gpu.group(2) if gpu else extra, offset + i, tier, how)
+                else:
+                    version = parsers.version_from_soname(extra.rsplit("/", 1)[-1])
+                    if version:
+                        yield Mention("cudnn", version, offset + i, tier, f"{how} ({extra})")
+            continue
+        yield from _value(kind, value, offset + i, tier, how)
+
+
+def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Mention]:
+    value = value.strip().strip("`'\"").strip()
+    if value.lower() in _NOT_A_VALUE:
+        if kind == "torch_cuda" and value.lower() in ("none", "could not collect"):
+            # collect_env prints torch.version.cuda through replace_nones(): None -> "Could not collect".
+            yield Mention("torch_cuda_none", value, line, tier, how)
+        return
+    if kind == "gpus":
+        gpu = _GPU_ENUM.match(value)
+        yield Mention("gpu", gpu.group(2) if gpu else value, line, tier, how)
+    elif kind == "gpu_text":
+        if _GPU_WORDS.search(value):
+            name = re.split(r",\s{0,4}\d{1,4}\s{0,2}(?:GB|MB|GiB|MiB)|\s\(\d", value, maxsplit=1)[0]
+            yield Mention("gpu", name.strip(), line, tier, how)
+    elif kind == "cudnn":
+        found = re.search(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", value)
+        if found:
+            yield Mention("cudnn", found.group(0), line, tier, how)
+    elif kind == "cuda_cudnn":
+        versions = re.findall(r"\d{1,2}\.\d{1,2}(?:\.\d{1,4})?", value)
+        if versions:
+            yield Mention("cuda_text", versions[0], line, tier, how)
+        if len(versions) > 1:
+            yield Mention("cudnn", versions[1], line, tier, how)
+    elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
+        found = re.search(_VERSION if kind in ("torch_field", "tf") else _V, value)
+        if found:
+            target = {"torch_field": "torch", "jax_field": "package", "jaxlib_field": "package",
+                      "paddle_field": "package"}.get(kind, kind)
+            key = {"jax_field": "jax", "jaxlib_field": "jaxlib", "paddle_field": "paddlepaddle"}.get(kind, "")
+            yield Mention(target, found.group(0), line, tier, how, key)
+    else:
+        yield Mention(kind, value, line, tier, how)
+
+
+# ---- package listings -------------------------------------------------------------------------------
+
+_INTERESTING = re.compile(
+    r"^(?:torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(?:-cpu|-gpu|-intel|-macos|-metal)?|tf-nightly|"
+    r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,40}|"
+    r"cuda-toolkit|cudatoolkit|cuda-version|cuda-runtime|cudnn|nccl|onnxruntime(?:-gpu)?|xformers|triton|"
+    r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy)$"
+)
+_PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,4}==\s{0,4}(\S{1,60})\s*$")
+_CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})"
+                        r"(?:\s{1,60}(\S{1,60}))?\s*$")
+_PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
+_CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
+
+
+def packages(lines: list[str], offset: int) -> Iterator[Mention]:
+    """pip freeze / pip list / uv pip list / pip show / conda list / collect_env "[pip3]" and "[conda]" lines."""
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if not text or len(text) > 400:
+            continue
+        n = offset + i + 1
+        match = _PIP_EQ.match(text)
+        if match and _INTERESTING.match(normalize_name(match.group(1))):
+            yield Mention("package", match.group(2), n, TOOL, "pip freeze", normalize_name(match.group(1)))
+            continue
+        match = _CONDA_ROW.match(text)
+        if match and _INTERESTING.match(normalize_name(match.group(1))) and "==" not in text:
+            name, build = normalize_name(match.group(1)), match.group(3)
+            yield Mention("package", match.group(2), n, TOOL, "package list", name)
+            if name == "pytorch":
+                cuda = _CONDA_CUDA.search(build)
+                if cuda:
+                    yield Mention("torch_cuda", f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, "conda build string")
+                elif "cpu" in build.lower():
+                    yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
+            continue
+        match = _PIP_LIST.match(text)
+        if match and _INTERESTING.match(normalize_name(match.group(1))):
+            yield Mention("package", match.group(2), n, TOOL, "pip list", normalize_name(match.group(1)))
+            continue
+        if text.lower().startswith("name:") and i + 1 < len(lines):
+            nxt = lines[i + 1].strip()
+            pkg = text.split(":", 1)[1].strip()
+            if nxt.lower().startswith("version:") and _INTERESTING.match(normalize_name(pkg)):
+                yield Mention("package", nxt.split(":", 1)[1].strip(), n, TOOL, f"pip show {pkg}", normalize_name(pkg))
+
+
+# ---- tool outputs -----------------------------------------------------------------------------------
+
+_JAX_INFO = re.compile(r"^\s{0,4}(jax|jaxlib|numpy|python)\s{0,4}:\s{0,4}(\d[\w.+]{0,40})")
+
+
+def tools(lines: list[str], offset: int) -> Iterator[Mention]:
+    """nvidia-smi (table, -L, --query-gpu CSV, --version), nvcc --version, cudnn_version.h, /proc driver version,
+    jax.print_environment_info()."""
+    text = "\n".join(lines)
+    first = offset + 1
+    smi = parsers.parse_nvidia_smi_table(text)
+    if smi is not None:
+        n = _line_of(lines, "NVIDIA-SMI", offset)
+        if smi.driver_version:
+            yield Mention("driver", smi.driver_version, n, TOOL, "nvidia-smi table")
+        if smi.cuda_version:
+            yield Mention("driver_cuda", smi.cuda_version, n, TOOL, "nvidia-smi table")
+        for gpu in smi.gpus:
+            yield Mention("gpu", gpu.name, n, TOOL, "nvidia-smi table", f"{gpu.memory_total_mib or ''}|")
+    nvcc = parsers.parse_nvcc_version(text)
+    if nvcc is not None:
+        yield Mention("cuda_runtime", nvcc[1] or nvcc[0], _line_of(lines, "Cuda compilation tools", offset), TOOL,
+                      "nvcc --version")
+    for gpu in parsers.parse_nvidia_smi_list(text):
+        yield Mention("gpu", gpu.name, _line_of(lines, gpu.name, offset), TOOL, "nvidia-smi -L")
+    if "," in text:
+        for gpu in parsers.gpus_from_query_csv(text, "nvidia-smi --query-gpu"):
+            yield Mention("gpu", gpu.name, _line_of(lines, gpu.name, offset), TOOL, "nvidia-smi --query-gpu",
+                          f"{gpu.memory_total_mib or ''}|{gpu.compute_capability or ''}")
+        driver = parsers.driver_from_query_csv(text)
+        if driver:
+            yield Mention("driver", driver, _line_of(lines, driver, offset), TOOL, "nvidia-smi --query-gpu")
+    _smi, driver, cuda = parsers.parse_nvidia_smi_version(text)
+    if driver:
+        yield Mention("driver", driver, _line_of(lines, driver, offset), TOOL, "nvidia-smi --version")
+    if cuda:
+        yield Mention("driver_cuda", cuda, _line_of(lines, "CUDA Version", offset), TOOL, "nvidia-smi --version")
+    cudnn = parsers.parse_cudnn_version_header(text)
+    if cudnn is not None:
+        yield Mention("cudnn", cudnn, _line_of(lines, "CUDNN_MAJOR", offset), TOOL, "cudnn_version.h")
+    proc = parsers.parse_proc_driver_version(text)
+    if proc is not None:
+        yield Mention("kernel_module", proc[0], _line_of(lines, "NVRM", offset), TOOL, "/proc/driver/nvidia/version")
+    for i, line in enumerate(lines):
+        match = _JAX_INFO.match(line)
+        if match and match.group(1) in ("jax", "jaxlib"):
+            yield Mention("package", match.group(2), offset + i + 1, TOOL, "jax.print_environment_info",
+                          match.group(1))
+    del first
+
+
+def _line_of(lines: list[str], needle: str, offset: int) -> int:
+    return offset + next((i + 1 for i, line in enumerate(lines) if needle in line), 1)
+
+
+# ---- banners, commands, file names, image tags, environment lines -----------------------------------
+
+_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s{1,4}"
+                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s{0,2}MiB\))?")
+_BANNER_DEVICE = re.compile(r"\bCUDA:(\d{1,2})\s{0,4}\(([^,()]{1,80}?),\s{0,4}(\d{1,7})\s{0,2}MiB\)")
+_FOUND_VERSION = re.compile(r"found version (\d{4,5})\b")
+_PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
+_DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{1,10})?"
+                             r"\s{1,20}(?:\(|\[)?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
+_CONDA_CREATE = re.compile(r"\bconda\s{1,4}create\b.{0,200}?\bpython\s{0,2}=\s{0,2}=?(3\.\d{1,2}(?:\.\d{1,3})?)")
+_PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
+_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}==\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
+_INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
+_WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
+                    r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w{1,40})\.whl\b", re.IGNORECASE)
+_NOT_INSTALLABLE = re.compile(r"Could not find a version that satisfies the requirement\s{1,4}"
+                              r"([A-Za-z][A-Za-z0-9._-]{0,60})\s{0,2}(?:==\s{0,2}(\d[\w.+!-]{0,40}))?")
+_ENV_LINE = re.compile(r"^\s{0,8}(?:export\s{1,4}|ENV\s{1,4}|-\s{0,4}|\"?)?([A-Z][A-Z0-9_]{2,40})\s{0,2}[=:]\s{0,2}\"?"
+                       r"(\d[\w.+-]{0,40})\"?\s*$")
+_ENV_KINDS = {
+    "CUDA_VERSION": "image_cuda", "NV_CUDA_LIB_VERSION": "image_cuda", "CUDA_DRIVER_VERSION": "driver",
+    "PYTHON_VERSION": "python", "CUDNN_VERSION": "cudnn", "NV_CUDNN_VERSION": "cudnn", "NCCL_VERSION": "nccl",
+    "NV_LIBNCCL_PACKAGE_VERSION": "nccl", "PYTORCH_VERSION": "torch", "TORCH_VERSION": "torch",
+    "TENSORFLOW_VERSION": "tf", "TF_VERSION": "tf", "JETPACK_VERSION": "jetpack", "L4T_VERSION": "l4t",
+    "NVIDIA_DRIVER_VERSION": "driver",
+}
+# Container images: pytorch/pytorch:2.2.0-cuda12.1-cudnn8-devel, nvidia/cuda:12.3.2-cudnn9-runtime-ubuntu22.04,
+# tensorflow/tensorflow:2.15.0-gpu, nvcr.io/nvidia/pytorch:24.05-py3 (the NGC release is kept as a mention).
+_IMG_PYTORCH = re.compile(r"\bpytorch/pytorch:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-cuda(\d{1,2}\.\d{1,2})-cudnn(\d{1,2})")
+_IMG_CUDA = re.compile(r"\bnvidia/cuda:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-(?:cudnn(\d{1,2})-)?(?:base|runtime|devel)")
+_IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(-gpu)?")
+_IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
+_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)\s{0,2}:?\s{0,2}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
+_LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
+
+
+def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Banners (YOLO/ultralytics), driver messages, driver packages, install commands and their errors, wheel file
+    names, container image tags, KEY=VALUE environment lines, Jetson releases."""
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        n = offset + i + 1
+        yolo = _YOLO.search(line)
+        if yolo:
+            yield Mention("python", yolo.group(1), n, MESSAGE, "YOLO banner")
+            yield Mention("package", yolo.group(2), n, MESSAGE, "YOLO banner", "torch")
+            if yolo.group(3) == "CPU":
+                yield Mention("device_cpu", "CPU", n, MESSAGE, "YOLO banner")
+        for match in _BANNER_DEVICE.finditer(line):
+            yield Mention("gpu", match.group(2).strip(), n, MESSAGE, "banner", f"{match.group(3)}|")
+        found = _FOUND_VERSION.search(line)
+        if found and "driver" in line.lower():
+            yield Mention("driver_cuda", parsers.decode_cuda_driver_int(int(found.group(1))) or "", n, MESSAGE,
+                          f"found version {found.group(1)}")
+        proc = _PROC_LINE.search(line)
+        if proc:
+            yield Mention("kernel_module", proc.group(1), n, TOOL, "/proc/driver/nvidia/version")
+        package = _DRIVER_PACKAGE.search(line)
+        if package:
+            yield Mention("driver_package", package.group(2), n, TOOL, "driver package")
+        ld = _LD.search(line)
+        if ld and not ld.group(1).startswith("$"):
+            yield Mention("ld_library_path", ld.group(1).strip("'\""), n, FIELD, "LD_LIBRARY_PATH")
+        elif "LD_LIBRARY_PATH" in line and "echo" in line and i + 1 < len(lines) and lines[i + 1].strip():
+            yield Mention("ld_library_path", lines[i + 1].strip(), n + 1, TOOL, "echo $LD_LIBRARY_PATH")
+        conda = _CONDA_CREATE.search(line)
+        if conda:
+            yield Mention("python", conda.group(1), n, MESSAGE, "conda create")
+        install = _PIP_INSTALL.search(line)
+        if install:
+            for req in _REQ.finditer(install.group(1)):
+                name = normalize_name(req.group(1))
+                if _INTERESTING.match(name):
+                    yield Mention("requested", req.group(2), n, MESSAGE, "pip install", name)
+            index = _INDEX_CU.search(install.group(1))
+            if index:
+                yield Mention("requested_variant", index.group(1), n, MESSAGE, "pip install --index-url")
+        missing = _NOT_INSTALLABLE.search(line)
+        if missing and missing.group(2):
+            yield Mention("requested", missing.group(2), n, MESSAGE, "pip: no matching distribution",
+                          normalize_name(missing.group(1)))
+        for wheel in _WHEEL.finditer(line):
+            name = normalize_name(wheel.group(1))
+            yield Mention("package", wheel.group(2), n, MESSAGE, "wheel file name", name)
+            tag = wheel.group(3)
+            yield Mention("python", f"3.{tag[3:]}", n, MESSAGE, "wheel file name")
+            yield Mention("wheel_platform", wheel.group(4).lower(), n, MESSAGE, "wheel file name")
+        env = _ENV_LINE.match(line)
+        if env and env.group(1) in _ENV_KINDS:
+            kind = _ENV_KINDS[env.group(1)]
+            yield Mention(kind if kind not in ("torch", "tf") else "package", env.group(2), n, FIELD, env.group(1),
+                          {"torch": "torch", "tf": "tensorflow"}.get(kind, ""))
+        yield from _images(line, n)
+        jetson = _JETSON.search(line)
+        if jetson:
+            yield Mention("jetpack" if jetson.group(1) else "l4t", jetson.group(1) or jetson.group(2), n, MESSAGE,
+                          "Jetson release")
+
+
+def _images(line: str, n: int) -> Iterator[Mention]:
+    for m in _IMG_PYTORCH.finditer(line):
+        yield Mention("package", m.group(1), n, MESSAGE, f"image pytorch/pytorch:{m.group(1)}", "torch")
+        yield Mention("torch_cuda", m.group(2), n, MESSAGE, "image tag")
+        yield Mention("image_cudnn_major", m.group(3), n, MESSAGE, "image tag")
+    for m in _IMG_CUDA.finditer(line):
+        yield Mention("image_cuda", m.group(1), n, MESSAGE, f"image nvidia/cuda:{m.group(1)}")
+    for m in _IMG_TF.finditer(line):
+        yield Mention("package", m.group(1), n, MESSAGE, f"image tensorflow/tensorflow:{m.group(1)}",
+                      "tensorflow")
+        if m.group(2):
+            yield Mention("tf_gpu_image", m.group(1), n, MESSAGE, "image tag")
+    for m in _IMG_NGC.finditer(line):
+        yield Mention("ngc", f"{m.group(1)}:{m.group(2)}", n, MESSAGE, f"image nvcr.io/nvidia/{m.group(1)}")
+
+
+# ---- prose ------------------------------------------------------------------------------------------
+
+#: A sentence that negates, conditions or hypothesises states no fact about the user's machine.
+_HEDGE = re.compile(
+    r"\b(?:no|not|n't|never|without|if|would|should|could|instead of|rather than|supposed to|wheels?|"
+    r"supports?|supported|requires?|required|needs?|available|only|e\.g|for example|such as)\b|n't\b",
+    re.IGNORECASE,
+)
+#: Characters around a version in which a hedge word takes the fact back ("Python 3.10 has no wheels").
+_HEDGE_WINDOW = 32
+_P_TORCH = re.compile(r"\b(?:py)?torch\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?)\b",
+                      re.IGNORECASE)
+_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
+_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
+_P_PADDLE = re.compile(r"\bpaddle(?:paddle)?(?:-gpu)?\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
+_P_CUDA = re.compile(r"\bcuda\s{0,2}(?:toolkit\s{0,2})?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
+_P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
+_P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
+_P_CUDNN = re.compile(r"\bcudnn\s{0,2}(?:version\s{0,2}:?\s{0,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
+_P_PYTHON = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(3\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
+_P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
+_P_GPU = re.compile(
+    r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|Ada Generation)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}|Jetson\s{1,2}(?:AGX\s{1,2}|Orin\s{1,2})?(?:Orin|Xavier|Nano|TX2)(?:\s{1,2}Nano)?|\d{4}\s?[Tt][Ii])\b"
+)
+_SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
+
+
+def prose(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Versions and GPUs named in sentences: the weakest tier, and never from a sentence that hedges."""
+    for i, line in enumerate(lines):
+        if not line.strip() or len(line) > 2000 or "site-packages" in line or line.lstrip().startswith(("File ", "/")):
+            continue
+        n = offset + i + 1
+        for sentence in _SENTENCE.findall(line):
+            def stated(found: re.Match[str], sentence: str = sentence) -> bool:
+                window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
+                return _HEDGE.search(window) is None
+
+            for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
+                                (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text")):
+                found = regex.search(sentence)
+                if found and stated(found):
+                    yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
+            for found in _P_JAX.finditer(sentence):
+                if stated(found):
+                    yield Mention("package", found.group(2), n, PROSE, "text", found.group(1).lower())
+            paddle = _P_PADDLE.search(sentence)
+            if paddle and stated(paddle):
+                yield Mention("package", paddle.group(1), n, PROSE, "text", "paddlepaddle")
+            cuda_int = _P_CUDA_INT.search(sentence)
+            if cuda_int and stated(cuda_int):
+                yield Mention("driver_cuda", parsers.decode_cuda_driver_int(int(cuda_int.group(1))) or "", n, PROSE,
+                              f"text (CUDA {cuda_int.group(1)})")
+            cu = _P_CU.search(sentence)
+            if cu:
+                digits = cu.group(1)
+                yield Mention("cuda_text", f"{digits[:-1]}.{digits[-1]}", n, PROSE, f"text (cu{digits})")
+            gpu = _P_GPU.search(sentence)
+            if gpu and re.search(r"\d", gpu.group(1)) and len(gpu.group(1)) > 2 and stated(gpu):
+                yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text")
+
+
+# ---- error messages ----------------------------------------------------------------------------------
+
+#: Named groups of errors.toml patterns → mention kinds (the catalogue's group vocabulary).
+GROUP_KINDS = {
+    "gpu": "gpu", "cc": "gpu_cc", "sm": "gpu_sm", "driver": "driver", "found": "driver_cuda_int",
+    "driver_cuda": "driver_cuda", "cuda": "cuda_text", "required_cuda": "image_cuda",
+    "cudnn_loaded": "cudnn", "loaded": "cudnn", "cudnn_compiled": "cudnn_compiled", "compiled": "cudnn_compiled",
+    "nccl": "nccl", "torch": "torch_message", "tensorflow": "tf_message", "jax": "package:jax",
+    "jaxlib": "package:jaxlib", "paddle": "package:paddlepaddle", "python": "python",
+}
+_TUPLE = re.compile(r"^\((\d{1,3}),\s{0,2}(\d{1,3})(?:,\s{0,2}(\d{1,3}))?\)$")
+
+
+def from_signature(signature_id: str, code: str, groups: dict[str, str], line: int) -> Iterator[Mention]:
+    """Facts an error message states (its named groups), read with the message's line as the source."""
+    for group, raw in groups.items():
+        kind = GROUP_KINDS.get(group)
+        if kind is None:
+            continue
+        if group in ("loaded", "compiled", "runtime") and code != "cudnn-mismatch":
+            continue
+        value = raw.strip()
+        as_tuple = _TUPLE.match(value)
+        if as_tuple:
+            value = ".".join(g for g in as_tuple.groups() if g)
+        elif value.isdigit() and group in ("loaded", "compiled", "cudnn_loaded", "cudnn_compiled") and len(value) >= 4:
+            # cuDNN's own integer form: 8005 -> 8.0.5, 90100 -> 9.1.0
+            value = parsers.decode_cudnn_int(int(value))
+        if kind == "driver_cuda_int":
+            if not value.isdigit() or len(value) > 6:
+                continue
+            value, kind = parsers.decode_cuda_driver_int(int(value)) or "", "driver_cuda"
+        if kind == "gpu_sm":
+            digits = value.removeprefix("sm_")
+            if not digits.isdigit() or len(digits) > 4:
+                continue
+            value, kind = f"{digits[:-1]}.{digits[-1]}", "gpu_cc"
+        key = ""
+        if kind.startswith("package:"):
+            kind, key = "package", kind.split(":", 1)[1]
+        if value:
+            yield Mention(kind, value, line, MESSAGE, f"message ({signature_id})", key)

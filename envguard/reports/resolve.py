@@ -1,0 +1,313 @@
+"""Resolve mentions into one ``Snapshot``: per fact the strongest tier wins, disagreements become notes.
+
+Report mode says what it does not know: a fact no mention gives is ``Unavailable`` with code "not-reported".
+Framework builds are derived by the same code the live probe uses (``probes.target.frameworks_from``), so the
+same pip lines give the same verdicts whether they were pasted or installed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from envguard._version import __version__
+from envguard.probes.target import cuda_from_local, frameworks_from
+from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.snapshot import (
+    ComponentVersion,
+    CudaToolkit,
+    Distribution,
+    DriverInfo,
+    FrameworkBuild,
+    GpuInfo,
+    HostInfo,
+    PythonInfo,
+    SharedLibrary,
+    Snapshot,
+    Unavailable,
+    normalize_name,
+)
+
+#: ``Unavailable.code`` for a fact the report does not mention (unknown, which is not "absent").
+NOT_REPORTED = "not-reported"
+#: Where the plain package-index torch wheel is the CPU build (pytorch/test-infra generate_binary_build_matrix.py:
+#: ``pip3 install torch`` is the CUDA build only on Linux; on Windows and macOS it is the CPU build).
+_PLAIN_TORCH_IS_CPU = ("win32", "darwin")
+_TORCH_MATRIX_SOURCE = "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
+
+
+def _comparable(value: str) -> str:
+    return value.lower().split("+")[0].strip().removesuffix(".0")
+
+
+def _norm_gpu(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower().replace("nvidia", "").replace("geforce", ""))
+
+
+@dataclass
+class Resolved:
+    """The winning mention per fact, and the notes on what disagreed."""
+
+    mentions: list[Mention]
+    notes: list[str] = field(default_factory=list)
+    _best: dict[str, Mention] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.mentions = [m for m in self.mentions if m.value.strip()]
+        for kind in sorted({m.kind for m in self.mentions if m.kind not in ("package", "gpu", "cudnn")}):
+            self._best[kind] = self._pick(kind, [m for m in self.mentions if m.kind == kind])
+
+    def _pick(self, label: str, found: list[Mention]) -> Mention:
+        found = sorted(found, key=lambda m: (-m.tier, m.line))
+        best = found[0]
+        rival = next((m for m in found[1:] if _comparable(m.value) != _comparable(best.value)), None)
+        if rival is not None and rival.tier >= PROSE and best.kind not in ("requested", "requested_variant"):
+            self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
+                              f"({rival.source}); kept {best.value!r}"
+                              + (" (the stronger source)" if best.tier > rival.tier else " (the first)"))
+        return best
+
+    def get(self, kind: str) -> Mention | None:
+        return self._best.get(kind)
+
+    def packages(self) -> dict[str, Mention]:
+        out: dict[str, Mention] = {}
+        for name in sorted({m.key for m in self.mentions if m.kind == "package" and m.key}):
+            key = "torch" if name == "pytorch" else name
+            if key in out:
+                continue
+            out[key] = self._pick(f"{key} version", [m for m in self.mentions if m.kind == "package"
+                                                     and ("torch" if m.key == "pytorch" else m.key) == key])
+        return out
+
+    def gpus(self) -> list[tuple[str, str, int | None, str | None]]:
+        found = [m for m in self.mentions if m.kind == "gpu"]
+        if not found:
+            return []
+        top = max(m.tier for m in found)
+        # NOTE: GPUs named in prose are taken only when no tool, field or message names one.
+        keep = [m for m in found if m.tier >= min(top, MESSAGE) and (top <= PROSE or m.tier > PROSE)]
+        out: list[tuple[str, str, int | None, str | None]] = []
+        for m in sorted(keep, key=lambda m: (-m.tier, m.line)):
+            name = m.value.strip().strip("`").strip()
+            memory, _, cc = m.key.partition("|")
+            twin = next((i for i, g in enumerate(out) if _norm_gpu(g[0]) == _norm_gpu(name)), None)
+            if twin is None and name:
+                out.append((name, m.source, int(memory) if memory.isdigit() else None, cc or None))
+            elif twin is not None:
+                old = out[twin]
+                out[twin] = (old[0], old[1], old[2] or (int(memory) if memory.isdigit() else None), old[3] or cc or None)
+        cc = self.get("gpu_cc")
+        if cc is not None and len(out) == 1 and out[0][3] is None:
+            out[0] = (*out[0][:3], cc.value)
+        return out
+
+    def cudnn(self) -> list[Mention]:
+        found = [m for m in self.mentions if m.kind == "cudnn"]
+        if not found:
+            return []
+        top = max(m.tier for m in found)
+        seen: set[str] = set()
+        out = []
+        for m in sorted(found, key=lambda m: m.line):
+            if m.tier == top and m.value not in seen:
+                seen.add(m.value)
+                out.append(m)
+        return out
+
+
+def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None:
+    text = f"{os_text} {platform_text} {wheel_platform}".lower()
+    if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text):
+        return "win32"
+    if re.search(r"macos|mac os|darwin|os x|macosx", text):
+        return "darwin"
+    if re.search(r"linux|ubuntu|debian|centos|rhel|red hat|fedora|rocky|almalinux|arch|suse|amazon|manylinux|wsl",
+                 text):
+        return "linux"
+    return None
+
+
+def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: str) -> tuple[Snapshot, list[str]]:
+    """The Snapshot the mentions describe, and notes on contradictions and inferences."""
+    r = Resolved(list(mentions))
+    get = r.get
+    os_m, platform_m, wheel_m = get("os"), get("platform"), get("wheel_platform")
+    jetson = get("jetpack") or get("l4t")
+    system = _system(os_m.value if os_m else "", platform_m.value if platform_m else "",
+                     wheel_m.value if wheel_m else "") or ("linux" if jetson else None)
+    libc = get("libc")
+    glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
+    arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
+    arch = "x86_64" if re.search(r"x86_64|amd64", arch_text, re.I) else (
+        "aarch64" if jetson or re.search(r"aarch64|arm64", arch_text, re.I) else "unknown")
+    host = HostInfo(
+        system={"win32": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(system or "", "not reported"),
+        arch=arch if arch != "unknown" else "not reported",
+        distro=os_m.value if os_m else (f"NVIDIA JetPack {jetson.value}" if jetson else None),
+        glibc=glibc.group(1) if glibc else None,
+        source=os_m.source if os_m else (jetson.source if jetson else "not reported"),
+    )
+    python_m = get("python")
+    python: PythonInfo | Unavailable
+    py_version = re.match(r"(\d+\.\d+(?:\.\d+)?)", python_m.value) if python_m else None
+    if python_m and py_version:
+        free = bool(re.search(r"\d(?:t\b|\s{0,2}experimental free-threading)", python_m.value))
+        python = PythonInfo(executable="", version=py_version.group(1), implementation="CPython",
+                            platform=system or "linux", machine=host.arch, prefix="", base_prefix="",
+                            free_threaded=free, source=python_m.source)
+    else:
+        python = Unavailable("the report does not give the Python version", ("report",), NOT_REPORTED)
+    driver = _driver(r)
+    gpu_rows = r.gpus()
+    gpus: tuple[GpuInfo, ...] | Unavailable
+    if gpu_rows:
+        gpus = tuple(GpuInfo(index=i, name=n, source=s, memory_total_mib=m, compute_capability=c)
+                     for i, (n, s, m, c) in enumerate(gpu_rows))
+    else:
+        gpus = Unavailable("the report names no GPU", ("report",), NOT_REPORTED)
+    toolkits: tuple[CudaToolkit, ...] | Unavailable = Unavailable(
+        "the report names no CUDA toolkit", ("report",), NOT_REPORTED)
+    runtime = get("cuda_runtime") or get("image_cuda")
+    if runtime:
+        version = re.match(r"(\d+)\.(\d+)", runtime.value)
+        if version:
+            toolkits = (CudaToolkit(f"{version.group(1)}.{version.group(2)}", None, runtime.source,
+                                    build=runtime.value.split()[0]),)
+    cudnn_m = r.cudnn()
+    cudnn: tuple[ComponentVersion, ...] | Unavailable = (
+        tuple(ComponentVersion(m.value, m.source) for m in cudnn_m) if cudnn_m
+        else Unavailable("the report gives no cuDNN version", ("report",), NOT_REPORTED))
+    libraries = tuple(SharedLibrary("cudnn", f"libcudnn.so.{m.value.split('.')[0]}", m.source, "report", m.value)
+                      for m in cudnn_m)
+    nccl_m = get("nccl")
+    nccl: tuple[ComponentVersion, ...] | Unavailable = (
+        (ComponentVersion(nccl_m.value, nccl_m.source),) if nccl_m
+        else Unavailable("the report gives no NCCL version", ("report",), NOT_REPORTED))
+    pkgs = r.packages()
+    frameworks = _frameworks(r, pkgs, system, bool(gpu_rows))
+    environment: dict[str, str] = {}
+    ld = get("ld_library_path")
+    if ld:
+        environment["LD_LIBRARY_PATH"] = ld.value
+    image = get("image_cuda")
+    if image:
+        environment["CUDA_VERSION"] = image.value
+    snapshot = Snapshot(
+        host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,
+        python=python, packages=tuple(Distribution(n, m.value) for n, m in sorted(pkgs.items())),
+        frameworks=frameworks, environment=environment, observed_errors=tuple(observed_errors),
+        origin=f"report {name}", envguard_version=__version__,
+    )
+    return snapshot, r.notes
+
+
+def _driver(r: Resolved) -> DriverInfo | Unavailable:
+    driver, driver_cuda = r.get("driver"), r.get("driver_cuda")
+    module, package = r.get("kernel_module"), r.get("driver_package")
+    if module and package and module.value != package.value:
+        reason = (f"the loaded kernel module is {module.value} ({module.source}) but the installed driver package "
+                  f"is {package.value} ({package.source})")
+        return Unavailable(reason, ("report",), "driver-library-mismatch")
+    version = driver.value.split()[0] if driver else (module.value if module else None)
+    if version is not None and not re.match(r"\d{2,4}\.\d", version):
+        version = None
+    if version is None and driver_cuda is None:
+        return Unavailable("the report gives no driver version", ("report",), NOT_REPORTED)
+    source = driver.source if driver else (module.source if module else driver_cuda.source if driver_cuda else "")
+    cuda = driver_cuda.value if driver_cuda and re.match(r"\d{1,2}\.\d", driver_cuda.value) else None
+    return DriverInfo(version, cuda, source, module.value if module else None)
+
+
+def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_seen: bool,
+                ) -> tuple[FrameworkBuild, ...]:
+    """The same derivation as a probed environment's (``frameworks_from``), then what only a report says."""
+    torch_m = _torch_version(r, pkgs)
+    dists = {n: Distribution(n, m.value) for n, m in pkgs.items()}
+    if torch_m is not None:
+        dists["torch"] = Distribution("torch", torch_m.value.split()[0])
+    for name, mention in (("tf", "tensorflow"), ("tf_message", "tensorflow"), ("tf_prose", "tensorflow")):
+        m = r.get(name)
+        if m is not None and not any(d.startswith(("tensorflow", "tf-nightly")) for d in dists):
+            found = re.search(r"\d+\.\d+(?:\.\d+)?", m.value)
+            if found:
+                dists[mention] = Distribution(mention, found.group(0))
+                pkgs[mention] = replace(m, value=found.group(0))
+    builds = list(frameworks_from({}, dists))
+    out: list[FrameworkBuild] = []
+    for build in builds:
+        if build.name == "torch" and torch_m is not None:
+            build = _torch_facts(r, build, torch_m, system, pkgs)
+        elif build.name in ("torchvision", "torchaudio"):
+            build = replace(build, source=pkgs[build.name].source)
+        elif build.name == "tensorflow":
+            dist = build.distribution
+            cpu = normalize_name(dist) == "tensorflow-cpu"
+            gpu_dist = normalize_name(dist) == "tensorflow-gpu" or r.get("tf_gpu_image") is not None
+            accel = "cpu" if cpu else ("cuda" if gpu_dist or (system == "linux" and gpu_seen) else None)
+            build = replace(build, accelerator=accel, source=pkgs[dist].source if dist in pkgs else build.source)
+            compiled = r.get("cudnn_compiled")
+            if compiled is not None and accel == "cuda":
+                build = replace(build, cudnn=compiled.value)
+        elif build.name == "jax":
+            jaxlib = pkgs.get("jaxlib")
+            unknown_plugin = build.accelerator == "cpu" and not any(
+                n.startswith("jax-cuda") for n in pkgs) and "+" not in (jaxlib.value if jaxlib else "")
+            # NOTE: a report that lists jaxlib but no plugin may simply not list the plugin: unknown, not "cpu".
+            build = replace(build, accelerator=None if unknown_plugin else build.accelerator,
+                            source=jaxlib.source if jaxlib else build.source)
+        elif build.name == "paddle":
+            dist = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
+            accel = "cuda" if "paddlepaddle-gpu" in pkgs else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
+                                                                and pkgs["paddlepaddle"].tier >= FIELD else None)
+            build = replace(build, accelerator=accel, source=dist.source if dist else build.source)
+        out.append(build)
+    return tuple(out)
+
+
+def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:
+    """collect_env's "PyTorch version" (tool) > pip/conda listings > fields and messages > prose > what a failed
+    install asked for."""
+    candidates = [m for m in (r.get("torch"), pkgs.get("torch"), r.get("torch_message"), r.get("torch_prose")) if m]
+    requested = [m for m in r.mentions if m.kind == "requested" and m.key == "torch"]
+    if not candidates and requested:
+        return requested[-1]
+    if not candidates:
+        return None
+    best = sorted(candidates, key=lambda m: (-m.tier, m.line))[0]
+    rival = next((m for m in candidates if _comparable(m.value) != _comparable(best.value)), None)
+    note = (f"contradictory torch version: {best.value!r} ({best.source}) vs {rival.value!r} ({rival.source}); "
+            f"kept {best.value!r}") if rival else None
+    if note and not any(n.startswith("contradictory torch") for n in r.notes):
+        r.notes.append(note)
+    return best
+
+
+def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: str | None,
+                 pkgs: dict[str, Mention]) -> FrameworkBuild:
+    version = torch_m.value.split()[0]
+    cuda_m, none_m, rocm_m = r.get("torch_cuda"), r.get("torch_cuda_none"), r.get("torch_rocm")
+    cuda = cuda_m.value if cuda_m and re.match(r"\d", cuda_m.value) else cuda_from_local(version)
+    accel = build.accelerator
+    source = torch_m.source
+    if "+cpu" in version:
+        accel, cuda = "cpu", None
+    elif cuda:
+        accel = "cuda"
+    elif none_m is not None and torch_m.tier == TOOL and not (rocm_m and re.match(r"\d", rocm_m.value)):
+        accel = "cpu"
+        source = f"{torch_m.source}; {none_m.source} {none_m.value!r}: torch.version.cuda is None, a CPU build"
+    elif (system in _PLAIN_TORCH_IS_CPU and "+" not in version and torch_m.tier >= FIELD
+          and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how):
+        accel = "cpu"
+        source = (f"{torch_m.source}; the plain package-index torch wheel is the CPU build on "
+                  f"{'Windows' if system == 'win32' else 'macOS'} ({_TORCH_MATRIX_SOURCE})")
+    elif rocm_m is not None and re.match(r"\d", rocm_m.value):
+        accel, cuda = "rocm", rocm_m.value
+    else:
+        text = r.get("cuda_text")
+        if cuda is None and torch_m.tier <= MESSAGE and text is not None:
+            cuda, accel = text.value, "cuda"
+    return replace(build, version=version, accelerator=accel, cuda=cuda if accel in ("cuda", "rocm") else None,
+                   source=source)
