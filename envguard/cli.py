@@ -15,6 +15,7 @@ from envguard import app
 from envguard._version import __version__
 from envguard.errors import EnvguardError
 from envguard.findings import Severity
+from envguard.interrupts import exit_130_on_interrupt
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -278,7 +279,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               help="Seconds each case may take (default by level: 120/300/900); a hung case is killed.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--nproc-per-node", type=click.IntRange(1), default=None,
-              help="DDP ranks per node (default: every GPU when there are two or more, else 2 on the CPU).")
+              help="DDP ranks per node (default: one per visible GPU over NCCL, else 2 on the CPU).")
 @click.option("--nnodes", type=click.IntRange(1), default=1, show_default=True, help="DDP nodes (multi-node).")
 @click.option("--node-rank", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--rdzv-endpoint", metavar="HOST:PORT", help="c10d rendezvous endpoint for multi-node DDP.")
@@ -286,6 +287,7 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--junit", "junit_file", metavar="FILE", help="Also write JUnit XML (one test case per smoke case).")
 @click.option("--fingerprint-out", metavar="FILE", help="Also write the fingerprint file.")
 @click.option("--force", is_flag=True, help="Overwrite --junit/--fingerprint-out files.")
+@exit_130_on_interrupt
 def smoke(
     target_python: str, level: int, only: tuple[str, ...], skip: tuple[str, ...], timeout_s: float | None,
     device: str, nproc_per_node: int | None, nnodes: int, node_rank: int, rdzv_endpoint: str | None, fmt: str,
@@ -534,6 +536,7 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="What to print: the verdict and summary, or preflight.json.")
 @_timeout_option
+@exit_130_on_interrupt
 def preflight(
     target_python: str, lock_file: str | None, no_verify: bool, no_files: bool, smoke_level: int, device: str,
     deep: bool, budget_s: float | None, fail_on: str, out_dir: str, force: bool, fmt: str, timeout_s: float,
