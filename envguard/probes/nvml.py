@@ -162,7 +162,7 @@ SLOWDOWN_REASONS = {
     0x40: "hardware thermal slowdown",
     0x80: "hardware power brake",
 }
-#: nvmlClocksEventReasonSwPowerCap: the clocks were lowered to stay within the board's power limit. A dense
+#: The SwPowerCap bit of nvml.h: the clocks were lowered to stay within the board's power limit. A dense
 #: GEMM on an H100/H200 runs against that limit by design: information, not a fault.
 SW_POWER_CAP = 0x4
 #: Every reason describe_throttle names (kept for callers of the former single table).
