@@ -81,7 +81,7 @@ def test_an_interrupt_kills_every_case_process_and_exits_130(tmp_path: Path, sig
     token = f"ENVGUARD_TEST_TOKEN=interrupt-{os.getpid()}-{sig.value}"
     junit = tmp_path / "smoke.xml"
     env = dict(os.environ, ENVGUARD_SMOKE_INJECT="workerhang:dataloader", ENVGUARD_TEST_TOKEN=token.split("=")[1])
-    proc = subprocess.Popen(  # noqa: S603 # reason: argv tuple
+    proc = subprocess.Popen(
         (sys.executable, "-m", "envguard", "smoke", "--python", str(TORCH_PYTHON), "--level", "1", "--device", "cpu",
          "--only", "dataloader", "--junit", str(junit)),
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
@@ -10,7 +12,8 @@ import pytest
 from envguard._subprocess import CommandResult
 from envguard.formatters.smoke import smoke_json, smoke_junit, smoke_markdown, smoke_text
 from envguard.smoke import DistOptions, SuiteOptions, decode_case, run_suite, select_cases
-from envguard.smoke.base import SmokeRun, SmokeStatus
+from envguard.smoke.base import SmokeResult, SmokeRun, SmokeStatus
+from envguard.snapshot import GpuInfo
 
 
 def ok(case: str, **extra: object) -> str:
@@ -135,19 +138,15 @@ def test_percent_of_peak_and_pcie() -> None:
     assert amp == run.results[2]
 
 
-def _peaks_run(*results: object) -> object:
-    from envguard.smoke.base import SmokeRun
-
-    return SmokeRun(2, "py", tuple(results), 5.0)  # type: ignore[arg-type] # reason: SmokeResults
+def _peaks_run(*results: SmokeResult) -> SmokeRun:
+    return SmokeRun(2, "py", tuple(results), 5.0)
 
 
-def _perf(metrics: dict[str, float], info: dict[str, str] | None = None) -> object:
-    from envguard.smoke.base import SmokeResult
-
+def _perf(metrics: dict[str, float], info: dict[str, str] | None = None) -> SmokeResult:
     return SmokeResult("perf", SmokeStatus.PASSED, 5.0, "matmul", metrics, info=info or {})
 
 
-def _two_gpus() -> tuple[object, object]:
+def _two_gpus() -> tuple[GpuInfo, GpuInfo]:
     import dataclasses
 
     from envguard.probes import parsers
@@ -166,7 +165,7 @@ def test_no_percentage_of_peak_below_8192() -> None:
     from tests.fakes import H100_590, make_snapshot
 
     snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[H100_590])
-    (perf,) = annotate(_peaks_run(_perf({"tflops_bf16": 400.0, "matmul_n": 2048.0, "d2d_GBps": 2680.0})),  # type: ignore[arg-type] # reason: helper
+    (perf,) = annotate(_peaks_run(_perf({"tflops_bf16": 400.0, "matmul_n": 2048.0, "d2d_GBps": 2680.0})),
                        snap, load_matrices()).results
     assert not any(k.startswith("pct_of_peak_tflops") for k in perf.metrics)
     assert round(perf.metrics["pct_of_peak_d2d_GBps"]) == 80  # a bandwidth does not depend on the matmul size
@@ -179,17 +178,17 @@ def test_the_peak_is_that_of_the_gpu_that_ran() -> None:
     from tests.fakes import make_snapshot
 
     h100, h200 = _two_gpus()
-    assert h200.name == "NVIDIA H200"  # type: ignore[attr-defined] # reason: GpuInfo
-    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[h100, h200])  # type: ignore[list-item] # reason: GpuInfo
+    assert h200.name == "NVIDIA H200"
+    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[h100, h200])
     metrics = {"tflops_bf16": 700.0, "matmul_n": 8192.0, "d2d_GBps": 4000.0}
     by_uuid = _perf(metrics, {"gpu_name": "NVIDIA H200", "gpu_uuid": "22222222-2222-2222-2222-222222222222"})
-    (perf,) = annotate(_peaks_run(by_uuid), snap, load_matrices()).results  # type: ignore[arg-type] # reason: helper
+    (perf,) = annotate(_peaks_run(by_uuid), snap, load_matrices()).results
     assert round(perf.metrics["pct_of_peak_d2d_GBps"]) == round(100 * 4000 / 4800)  # H200's 4.8 TB/s, not H100's
     # no name or UUID reported: CUDA_VISIBLE_DEVICES says which GPU the payload saw first
-    (perf,) = annotate(_peaks_run(_perf(metrics)), snap, load_matrices(),  # type: ignore[arg-type] # reason: helper
+    (perf,) = annotate(_peaks_run(_perf(metrics)), snap, load_matrices(),
                        env={"CUDA_VISIBLE_DEVICES": "1"}).results
     assert round(perf.metrics["pct_of_peak_d2d_GBps"]) == round(100 * 4000 / 4800)
-    (perf,) = annotate(_peaks_run(_perf(metrics)), snap, load_matrices()).results  # type: ignore[arg-type] # reason: helper
+    (perf,) = annotate(_peaks_run(_perf(metrics)), snap, load_matrices()).results
     assert round(perf.metrics["pct_of_peak_d2d_GBps"]) == round(100 * 4000 / 3350)
 
 
@@ -200,8 +199,9 @@ def test_a_mig_slice_gets_no_percentage_of_the_whole_gpu() -> None:
     from envguard.smoke.peaks import annotate
     from tests.fakes import H100_590, make_snapshot
 
-    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[dataclasses.replace(H100_590, mig_mode="Enabled")])
-    (perf,) = annotate(_peaks_run(_perf({"tflops_bf16": 100.0, "matmul_n": 8192.0})), snap, load_matrices()).results  # type: ignore[arg-type] # reason: helper
+    mig = dataclasses.replace(H100_590, mig_mode="Enabled")
+    snap = make_snapshot(driver="590.48.01", cuda_driver="13.1", gpus=[mig])
+    (perf,) = annotate(_peaks_run(_perf({"tflops_bf16": 100.0, "matmul_n": 8192.0})), snap, load_matrices()).results
     assert "pct_of_peak_tflops_bf16" not in perf.metrics
     assert "MIG instance: no percentage of the whole GPU's peak" in perf.detail
 
@@ -255,8 +255,9 @@ def test_every_case_skipped_or_none_selected_is_nothing_tested() -> None:
     assert not one.nothing_tested and not one.failed
 
 
-def test_a_failed_case_keeps_its_full_output(tmp_path: object) -> None:
-    trace = "Traceback (most recent call last):\n  File \"x.py\", line 1\nRuntimeError: CUDA error: an illegal memory access"
+def test_a_failed_case_keeps_its_full_output() -> None:
+    trace = ("Traceback (most recent call last):\n  File \"x.py\", line 1\n"
+             "RuntimeError: CUDA error: an illegal memory access")
     runner = Scripted({"amp": CommandResult((), 1, "", trace + "\nlast line", 2.0)})
     run = run_suite(runner, options(("amp", "gradcheck")))
     amp, grad = run.results
@@ -267,16 +268,12 @@ def test_a_failed_case_keeps_its_full_output(tmp_path: object) -> None:
     doc = json.loads(smoke_json(run, None, 4))
     assert doc["results"][0]["log"] == amp.log and doc["results"][1]["log"] is None
     assert f"full output: {amp.log}" in smoke_text(run, None, width=400)
-    import shutil
-    from pathlib import Path
 
     shutil.rmtree(Path(amp.log).parent)
 
 
-def test_a_log_folder_keeps_every_case(tmp_path: object) -> None:
-    from pathlib import Path
-
-    folder = Path(str(tmp_path)) / "logs"
+def test_a_log_folder_keeps_every_case(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
     runner = Scripted({"amp": CommandResult((), 0, ok("amp"), "UserWarning: something", 2.0)})
     run = run_suite(runner, SuiteOptions("/venv/bin/python", 2, ("amp",), env={"ENVGUARD_SMOKE_LOG_DIR": str(folder)}))
     (amp,) = run.results

@@ -63,8 +63,8 @@ def visible_gpus(gpus: int, env: Mapping[str, str]) -> int:
     if value is None:
         return gpus
     count = 0
-    for item in value.split(","):
-        item = item.strip()
+    for raw in value.split(","):
+        item = raw.strip()
         if not item or item.startswith("-"):
             break
         if item.isdigit() and int(item) >= gpus:

@@ -516,7 +516,7 @@ def test_another_nvml_error_is_unknown_too() -> None:
 
 def test_an_old_pynvml_without_the_event_getter_uses_the_throttle_one() -> None:
     class OldPynvml(FakeNvml):
-        nvmlDeviceGetCurrentClocksEventReasons = None  # type: ignore[assignment] # reason: absent in old pynvml
+        nvmlDeviceGetCurrentClocksEventReasons = None  # type: ignore[assignment] # noqa: N815 # reason: absent in old pynvml
 
     events = _sample(OldPynvml(clock_masks=[POWER_CAP]))
     assert events.mask == POWER_CAP

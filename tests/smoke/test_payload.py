@@ -282,7 +282,8 @@ def test_ddp_passes_under_the_launcher_with_gloo() -> None:
     ("badreduce:ddp", "all_reduce(SUM) of known float64 integers is wrong in 1 of 4096 elements"),
 ])
 def test_ddp_checks_fire(inject: str, message: str) -> None:
-    result = _launch_ddp("--level", "1", "--device", "cpu", env=_env(ENVGUARD_SMOKE_INJECT=inject), timeout=CASE_TIMEOUT)
+    env = _env(ENVGUARD_SMOKE_INJECT=inject)
+    result = _launch_ddp("--level", "1", "--device", "cpu", env=env, timeout=CASE_TIMEOUT)
     assert result.returncode != 0, "a rank whose case did not pass exits 1"
     doc = _doc(result)
     assert doc["status"] == "failed", doc
