@@ -296,7 +296,7 @@ def smoke(
     """Run a short real training suite (AMP, DDP, dataloader, determinism, gradcheck, perf) and fingerprint it.
 
     Each case runs in the target interpreter as its own subprocess with a timeout; a crash or hang fails
-    that case and the suite goes on. Exit 4 when a case fails, errors or times out.
+    that case and the suite goes on. Exit 4 when a case fails, errors or times out, or nothing was tested.
     """
     from envguard.formatters.smoke import smoke_json, smoke_junit, smoke_markdown, smoke_text
     from envguard.smoke import DistOptions, select_cases
