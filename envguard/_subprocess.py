@@ -103,6 +103,12 @@ def run(
         duration = time.monotonic() - start
         logger.debug("%s timed out after %.1fs", argv, duration)
         return CommandResult(argv, TIMEOUT_STATUS, out or "", err or "", duration, timed_out=True)
+    except BaseException:
+        # Ctrl-C (or SIGTERM turned into KeyboardInterrupt): the child runs in a session of its own, so the
+        # terminal's SIGINT never reached it or its workers; kill its whole group before going on.
+        _kill_group(proc)
+        proc.wait()
+        raise
     duration = time.monotonic() - start
     logger.debug("ran %s in %.3fs: exit %s", argv, duration, proc.returncode)
     return CommandResult(argv, proc.returncode, out, err, duration)

@@ -62,6 +62,18 @@ def test_combined_exit_code_order() -> None:
                                  steps=(StepOutcome("verify", "error", "bad lock"),))) == 3
 
 
+def test_a_smoke_step_that_tested_nothing_fails_the_gate() -> None:
+    skipped = _result(smoke=(SmokeStatus.SKIPPED, SmokeStatus.SKIPPED),
+                      steps=(StepOutcome("check", "ran"), StepOutcome("smoke 1", "ran")))
+    assert skipped.exit_code == 4
+    assert "smoke: nothing was tested, 2 skipped" in preflight_verdict(skipped)
+    assert preflight_dict(skipped)["smoke"]["exit_code"] == 4
+    assert "::error title=envguard smoke::nothing was tested (every case was skipped)" in github_annotations(skipped)
+    some = _result(smoke=(SmokeStatus.PASSED, SmokeStatus.SKIPPED))
+    assert some.exit_code == 0
+    assert "smoke: 1 case(s) ok, 1 skipped" in preflight_verdict(some), "skipped cases are not counted as ok"
+
+
 def test_budget_and_steps() -> None:
     assert plan_steps(verify=True, smoke_level=1, deep=False) == ["check", "verify", "smoke 1"]
     assert plan_steps(verify=False, smoke_level=0, deep=True) == ["check --deep"]

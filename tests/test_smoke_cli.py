@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -41,10 +44,66 @@ def test_missing_torch_skips_with_the_reason(tmp_path: Path) -> None:
     bare = tmp_path / "bare"
     venv.create(bare, with_pip=False)
     code, doc = smoke("--python", str(bare / "bin" / "python"), "--level", "1", "--only", "amp,gradcheck")
-    assert code == 0
+    assert code == 4, "a run in which every case was skipped tested nothing"
+    assert doc["nothing_tested"] is True and doc["exit_code"] == 4
     assert statuses(doc) == {"amp": "skipped", "gradcheck": "skipped"}
     results = doc["results"]
     assert isinstance(results, list) and "torch is not installed" in results[0]["detail"]
+    text = _subprocess.run((sys.executable, "-m", "envguard", "smoke", "--python", str(bare / "bin" / "python"),
+                            "--level", "1", "--only", "amp"), timeout=120)
+    assert text.returncode == 4
+    assert "envguard smoke: FAIL — nothing was tested (every case was skipped)" in text.stdout
+
+
+def test_an_empty_selection_tests_nothing(tmp_path: Path) -> None:
+    code, doc = smoke("--level", "1", "--only", "amp", "--skip", "amp")
+    assert code == 4 and doc["results"] == [] and doc["nothing_tested"] is True
+
+
+def _marked(token: str) -> list[int]:
+    """PIDs of the processes whose environment carries ``token``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as fh:
+                    if token.encode() in fh.read():
+                        pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+@needs_torch
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_an_interrupt_kills_every_case_process_and_exits_130(tmp_path: Path, sig: signal.Signals) -> None:
+    """Ctrl-C as a terminal sends it (to the whole foreground process group) while DataLoader workers run."""
+    token = f"ENVGUARD_TEST_TOKEN=interrupt-{os.getpid()}-{sig.value}"
+    junit = tmp_path / "smoke.xml"
+    env = dict(os.environ, ENVGUARD_SMOKE_INJECT="workerhang:dataloader", ENVGUARD_TEST_TOKEN=token.split("=")[1])
+    proc = subprocess.Popen(
+        (sys.executable, "-m", "envguard", "smoke", "--python", str(TORCH_PYTHON), "--level", "1", "--device", "cpu",
+         "--only", "dataloader", "--junit", str(junit)),
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 90
+        # envguard, the payload and at least one DataLoader worker (hung in its first item)
+        while len(_marked(token)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        assert len(_marked(token)) >= 3, "the DataLoader workers never started"
+        time.sleep(1.0)
+        os.killpg(proc.pid, sig)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "envguard: interrupted" in err and "Traceback" not in err
+    deadline = time.monotonic() + 10
+    while _marked(token) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _marked(token) == [], "a case process or DataLoader worker outlived envguard"
+    assert list(tmp_path.iterdir()) == [], "no partial files"
 
 
 @needs_torch

@@ -14,6 +14,7 @@ from envguard.cli._shared import (
 )
 from envguard.commands import preflight as use
 from envguard.errors import EnvguardError
+from envguard.interrupts import exit_130_on_interrupt
 
 
 @click.command()
@@ -36,6 +37,7 @@ from envguard.errors import EnvguardError
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="What to print: the verdict and summary, or preflight.json.")
 @timeout_option
+@exit_130_on_interrupt
 def preflight(
     target_python: str, lock_file: str | None, no_verify: bool, no_files: bool, smoke_level: int, device: str,
     deep: bool, budget_s: float | None, fail_on: str, out_dir: str, force: bool, fmt: str, timeout_s: float,

@@ -19,6 +19,7 @@ from envguard.cli._shared import (
 from envguard.commands import _io, _probe
 from envguard.commands import smoke as use
 from envguard.errors import EnvguardError
+from envguard.interrupts import exit_130_on_interrupt
 
 
 @click.command()
@@ -31,7 +32,7 @@ from envguard.errors import EnvguardError
               help="Seconds each case may take (default by level: 120/300/900); a hung case is killed.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--nproc-per-node", type=click.IntRange(1), default=None,
-              help="DDP ranks per node (default: every GPU when there are two or more, else 2 on the CPU).")
+              help="DDP ranks per node (default: one per visible GPU over NCCL, else 2 on the CPU).")
 @click.option("--nnodes", type=click.IntRange(1), default=1, show_default=True, help="DDP nodes (multi-node).")
 @click.option("--node-rank", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--rdzv-endpoint", metavar="HOST:PORT", help="c10d rendezvous endpoint for multi-node DDP.")
@@ -39,6 +40,7 @@ from envguard.errors import EnvguardError
 @click.option("--junit", "junit_file", metavar="FILE", help="Also write JUnit XML (one test case per smoke case).")
 @click.option("--fingerprint-out", metavar="FILE", help="Also write the fingerprint file.")
 @click.option("--force", is_flag=True, help="Overwrite --junit/--fingerprint-out files.")
+@exit_130_on_interrupt
 def smoke(
     target_python: str, level: int, only: tuple[str, ...], skip: tuple[str, ...], timeout_s: float | None,
     device: str, nproc_per_node: int | None, nnodes: int, node_rank: int, rdzv_endpoint: str | None, fmt: str,
@@ -47,7 +49,7 @@ def smoke(
     """Run a short real training suite (AMP, DDP, dataloader, determinism, gradcheck, perf) and fingerprint it.
 
     Each case runs in the target interpreter as its own subprocess with a timeout; a crash or hang fails
-    that case and the suite goes on. Exit 4 when a case fails, errors or times out.
+    that case and the suite goes on. Exit 4 when a case fails, errors or times out, or nothing was tested.
     """
     from envguard.formatters.smoke import smoke_json, smoke_junit, smoke_markdown, smoke_text
     from envguard.smoke import DistOptions, select_cases

@@ -110,6 +110,9 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    except BaseException:  # reason: Ctrl-C mid-write leaves no temp file behind
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def write_files(

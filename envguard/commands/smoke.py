@@ -34,19 +34,19 @@ def smoke(
     """Run the smoke suite in the target interpreter and fingerprint the environment with its results."""
     from envguard import _subprocess
     from envguard.fingerprints import fingerprint_of
-    from envguard.probes.nvml import ThrottleSampler
-    from envguard.smoke import SuiteOptions, run_suite
+    from envguard.probes.nvml import ClockEvents, ThrottleSampler
+    from envguard.smoke import SuiteOptions, default_nproc, payload_device, run_suite, visible_gpus
     from envguard.smoke.peaks import annotate as annotate_peaks
 
     environ = dict(os.environ if env is None else env)
     snapshot, _notes = take_snapshot(probe, environ)
     python = resolve_python(probe.target_python, environ)
+    gpus = visible_gpus(len(snapshot.gpu_list()), environ)
     if dist.nproc_per_node is None:
-        gpus = len(snapshot.gpu_list())
-        dist = dataclasses.replace(dist, nproc_per_node=gpus if gpus >= 2 else 2)
-    options = SuiteOptions(python, level, cases, timeout_s, device, dist, environ)
+        dist = dataclasses.replace(dist, nproc_per_node=default_nproc(gpus, device))
+    options = SuiteOptions(python, level, cases, timeout_s, payload_device(device, gpus), dist, environ)
     sampler: list[ThrottleSampler] = []
-    throttled: dict[str, tuple[str, ...]] = {}
+    throttled: dict[str, ClockEvents] = {}
 
     def watch(case: str, result: SmokeResult | None) -> None:
         # NOTE: clock-event reasons are sampled while the GPU-bound perf case runs, not after it.
@@ -61,7 +61,7 @@ def smoke(
             on_event(case, result)
 
     run = run_suite(_subprocess.run, options, watch)
-    run = annotate_peaks(run, snapshot, load_matrices(env=environ), throttled)
+    run = annotate_peaks(run, snapshot, load_matrices(env=environ), throttled, environ)
     return run, fingerprint_of(snapshot, run)
 
 

@@ -14,6 +14,7 @@ from envguard.formatters.lockfiles import verify_dict
 from envguard.formatters.markdown import MarkdownFormatter
 from envguard.formatters.smoke import smoke_envelope, smoke_markdown, smoke_suite
 from envguard.preflight import PreflightResult
+from envguard.smoke.base import SmokeStatus
 
 
 def preflight_dict(result: PreflightResult) -> dict[str, Any]:
@@ -101,7 +102,11 @@ def preflight_verdict(result: PreflightResult) -> str:
                                    f"{len(result.verify.drifts)} drift(s)"))
     if result.smoke is not None:
         bad = [x.case for x in result.smoke.results if x.status.bad]
-        parts.append("smoke: " + (f"failed {', '.join(bad)}" if bad else f"{len(result.smoke.results)} case(s) ok"))
+        passed = sum(1 for x in result.smoke.results if x.status is SmokeStatus.PASSED)
+        skipped = sum(1 for x in result.smoke.results if x.status is SmokeStatus.SKIPPED)
+        ok = "nothing was tested" if result.smoke.nothing_tested else f"{passed} case(s) ok"
+        parts.append("smoke: " + (f"failed {', '.join(bad)}" if bad else ok)
+                     + (f", {skipped} skipped" if skipped else ""))
     head = "OK" if result.exit_code == 0 else "FAILED"
     return f"envguard preflight on {result.node}: {head} (exit {result.exit_code}) — " + "; ".join(parts)
 
@@ -143,6 +148,8 @@ def github_annotations(result: PreflightResult) -> list[str]:
     if result.smoke is not None:
         out += [f"::error title=envguard smoke {r.case}::{_escape(r.detail or r.status.value)}"
                 for r in result.smoke.results if r.status.bad]
+        if result.smoke.nothing_tested:
+            out.append("::error title=envguard smoke::nothing was tested (every case was skipped)")
     out += [f"::error title=envguard preflight {s.step}::{_escape(s.detail)}"
             for s in result.steps if s.status == "error"]
     out += [f"::notice title=envguard preflight {s.step}::{_escape(s.detail)}"

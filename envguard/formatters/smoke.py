@@ -22,8 +22,12 @@ def smoke_verdict(run: SmokeRun) -> str:
     """One line: how many cases passed, failed, were skipped."""
     counts = {s: sum(1 for r in run.results if r.status is s) for s in SmokeStatus}
     bad = counts[SmokeStatus.FAILED] + counts[SmokeStatus.ERROR] + counts[SmokeStatus.TIMEOUT]
-    return (f"envguard smoke: {'FAIL' if bad else 'OK'} — {counts[SmokeStatus.PASSED]} passed, {bad} failed, "
-            f"{counts[SmokeStatus.SKIPPED]} skipped (level {run.level}, {run.wall_s:.1f}s)")
+    tail = (f"{counts[SmokeStatus.PASSED]} passed, {bad} failed, {counts[SmokeStatus.SKIPPED]} skipped "
+            f"(level {run.level}, {run.wall_s:.1f}s)")
+    if run.nothing_tested:
+        why = "every case was skipped" if run.results else "no case was selected"
+        return f"envguard smoke: FAIL — nothing was tested ({why}); {tail}"
+    return f"envguard smoke: {'FAIL' if bad else 'OK'} — {tail}"
 
 
 def _metric_summary(metrics: dict[str, float], limit: int = 4) -> str:
@@ -49,6 +53,8 @@ def smoke_text(run: SmokeRun, fingerprint: Fingerprint | None, *, color: bool = 
         detail = r.detail or _metric_summary(dict(r.metrics))
         if r.detail and r.metrics:
             detail += f"; {_metric_summary(dict(r.metrics))}"
+        if r.log and r.status.bad:
+            detail += f"; full output: {r.log}"
         table.add_row(r.case, f"[{_STYLE[r.status]}]{r.status.value}[/]", f"{r.duration_s:.1f}s", r.device or "",
                       escape(detail))
     console.print(table)
@@ -69,9 +75,10 @@ def smoke_envelope(run: SmokeRun, fingerprint: Fingerprint | None, exit_code: in
         "results": [
             {"case": r.case, "status": r.status.value, "duration_s": round(r.duration_s, 3), "detail": r.detail,
              "metrics": dict(r.metrics), "digests": dict(r.digests), "device": r.device,
-             "framework": r.framework, "returncode": r.returncode}
+             "framework": r.framework, "returncode": r.returncode, "info": dict(r.info), "log": r.log}
             for r in run.results
         ],
+        "nothing_tested": run.nothing_tested,
         "fingerprint": fingerprint.to_dict() if fingerprint else None,
         "exit_code": exit_code,
     }

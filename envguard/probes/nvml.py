@@ -150,41 +150,117 @@ def _int(value: Any) -> int | None:
 
 # ---- clock-event (throttle) reasons, sampled while a GPU workload runs --------------------------
 
-#: Reasons that mean the GPU slowed down (idle, application clocks and sync boost are not faults).
-#: Bit values of the clock-event (formerly "throttle") reason masks in nvml.h.
-THROTTLE_REASONS = {
-    0x4: "software power cap",
+#: NVML_ERROR_FUNCTION_NOT_FOUND (nvml.h): the driver's libnvidia-ml lacks the function (a getter newer
+#: than the driver, e.g. nvmlDeviceGetCurrentClocksEventReasons before R535).
+NVML_ERROR_FUNCTION_NOT_FOUND = 13
+
+#: Bit values of the clock-event (formerly "throttle") reason masks in nvml.h that mean the GPU slowed down.
+#: Idle, application clocks and sync boost are not slowdowns; the software power cap is listed apart.
+SLOWDOWN_REASONS = {
     0x8: "hardware slowdown",
     0x20: "software thermal slowdown",
     0x40: "hardware thermal slowdown",
     0x80: "hardware power brake",
 }
+#: The SwPowerCap bit of nvml.h: the clocks were lowered to stay within the board's power limit. A dense
+#: GEMM on an H100/H200 runs against that limit by design: information, not a fault.
+SW_POWER_CAP = 0x4
+#: Every reason describe_throttle names (kept for callers of the former single table).
+THROTTLE_REASONS = {SW_POWER_CAP: "software power cap", **SLOWDOWN_REASONS}
+
+#: The getters of the clock-event mask, newest first: the "Event" name exists from driver R535 on, the
+#: "Throttle" one (deprecated since) before it.
+_MASK_GETTERS = ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons")
+
+
+@dataclass(frozen=True, slots=True)
+class ClockEvents:
+    """The clock-event reasons NVML reported while a workload ran (OR of every sample and GPU)."""
+
+    #: The OR of the masks; None when NVML could not tell (no library, no driver, neither getter answered).
+    mask: int | None
+    #: The getter that answered, or why none did.
+    source: str
+
+    @property
+    def known(self) -> bool:
+        """True when NVML answered."""
+        return self.mask is not None
+
+    @property
+    def slowdowns(self) -> tuple[str, ...]:
+        """Reasons that mean the GPU ran slower than it should (thermal, hardware slowdown, power brake)."""
+        return tuple(text for bit, text in SLOWDOWN_REASONS.items() if (self.mask or 0) & bit)
+
+    @property
+    def power_capped(self) -> bool:
+        """The software power cap was active (normal under a dense GEMM on data-center GPUs)."""
+        return bool((self.mask or 0) & SW_POWER_CAP)
+
+    def __bool__(self) -> bool:
+        """True when there is something to say: a slowdown, the power cap, or that NVML could not tell."""
+        return not self.known or bool(self.slowdowns) or self.power_capped
+
+
+def _load_pynvml() -> Any:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import pynvml
+    except ImportError:
+        return None
+    return pynvml
+
+
+def _is_function_not_found(lib: Any, exc: Exception) -> bool:
+    error_cls = getattr(lib, "NVMLError", None)
+    return (error_cls is not None and isinstance(exc, error_cls)
+            and getattr(exc, "value", None) == NVML_ERROR_FUNCTION_NOT_FOUND)
+
+
+class _MaskReader:
+    """Reads the clock-event mask of every GPU of an initialised NVML: the R535+ getter, else the older one.
+
+    A getter the driver lacks (FUNCTION_NOT_FOUND, or absent from an old pynvml) is dropped for good; any
+    other error of a getter makes that sample unknown (None), never "no slowdown".
+    """
+
+    def __init__(self, lib: Any) -> None:
+        self.lib = lib
+        self.handles = [lib.nvmlDeviceGetHandleByIndex(i) for i in range(int(lib.nvmlDeviceGetCount()))]
+        self.getters = [name for name in _MASK_GETTERS if getattr(lib, name, None) is not None]
+        self.source = "no clock-event getter in pynvml" if not self.getters else ""
+
+    def read(self) -> int | None:
+        while self.getters:
+            getter = getattr(self.lib, self.getters[0])
+            try:
+                mask = 0
+                for handle in self.handles:
+                    mask |= int(getter(handle))
+            except Exception as exc:  # reason: NVML errors are facts ("cannot tell"), never a crash
+                if _is_function_not_found(self.lib, exc):
+                    self.getters.pop(0)
+                    continue
+                self.source = f"{self.getters[0]}: {exc}"
+                return None
+            self.source = self.getters[0]
+            return mask
+        self.source = self.source or "the driver answers neither " + " nor ".join(_MASK_GETTERS)
+        return None
 
 
 def throttle_mask(lib: Any = None) -> int | None:
     """OR of the current clock-event reasons of every GPU, or None when NVML cannot tell."""
+    lib = lib if lib is not None else _load_pynvml()
     if lib is None:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                import pynvml
-        except ImportError:
-            return None
-        lib = pynvml
+        return None
     try:
         lib.nvmlInit()
     except Exception:  # reason: no driver is "cannot tell", not a crash
         return None
     try:
-        getter = getattr(lib, "nvmlDeviceGetCurrentClocksEventReasons", None) or getattr(
-            lib, "nvmlDeviceGetCurrentClocksThrottleReasons", None)
-        if getter is None:
-            return None
-        mask = 0
-        for i in range(int(lib.nvmlDeviceGetCount())):
-            value = _optional(lib, getter.__name__, lib.nvmlDeviceGetHandleByIndex(i))
-            mask |= int(value or 0)
-        return mask
+        return _MaskReader(lib).read()
     except Exception:  # reason: a failed query is "cannot tell"
         return None
     finally:
@@ -192,35 +268,58 @@ def throttle_mask(lib: Any = None) -> int | None:
 
 
 def describe_throttle(mask: int) -> tuple[str, ...]:
-    """The slowdown reasons set in a clock-event mask."""
+    """The slowdown reasons (and the software power cap) set in a clock-event mask."""
     return tuple(text for bit, text in THROTTLE_REASONS.items() if mask & bit)
 
 
 class ThrottleSampler:
-    """Samples the throttle mask every ``interval_s`` in a daemon thread until stopped."""
+    """Samples the clock-event mask every ``interval_s`` in a daemon thread until stopped.
+
+    NVML is initialised once for the thread (not once a sample) and shut down when it ends.
+    """
 
     def __init__(self, interval_s: float = 0.5, lib: Any = None) -> None:
         self.interval_s = interval_s
         self.lib = lib
         self.mask: int | None = None
+        self.unknown = ""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="envguard-throttle", daemon=True)
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            value = throttle_mask(self.lib)
-            if value is None:
-                return
-            self.mask = (self.mask or 0) | value
-            self._stop.wait(self.interval_s)
+        lib = self.lib if self.lib is not None else _load_pynvml()
+        if lib is None:
+            self.unknown = "pynvml (nvidia-ml-py) is not installed"
+            return
+        try:
+            lib.nvmlInit()
+        except Exception as exc:  # reason: no driver is "cannot tell"
+            self.unknown = f"nvmlInit failed: {exc}"
+            return
+        try:
+            reader = _MaskReader(lib)
+            while True:
+                value = reader.read()
+                if value is None:
+                    self.unknown = reader.source
+                    return
+                self.mask = (self.mask or 0) | value
+                if self._stop.wait(self.interval_s):
+                    return
+        except Exception as exc:  # reason: a failed query is "cannot tell"
+            self.unknown = f"NVML query failed: {exc}"
+        finally:
+            _optional(lib, "nvmlShutdown")
 
     def start(self) -> ThrottleSampler:
         """Begin sampling."""
         self._thread.start()
         return self
 
-    def stop(self) -> tuple[str, ...] | None:
-        """Stop; the slowdown reasons seen (None when NVML could not tell)."""
+    def stop(self) -> ClockEvents:
+        """Stop; what was seen (mask None when NVML could not tell from the first sample on)."""
         self._stop.set()
         self._thread.join(timeout=5)
-        return None if self.mask is None else describe_throttle(self.mask)
+        if self.mask is None:
+            return ClockEvents(None, self.unknown or "NVML did not answer")
+        return ClockEvents(self.mask, "NVML")

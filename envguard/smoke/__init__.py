@@ -18,8 +18,8 @@ from envguard.smoke.base import CASE_NAMES, CASES, SmokeCase, SmokeResult, Smoke
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["CASES", "CASE_NAMES", "DistOptions", "SmokeResult", "SmokeRun", "SmokeStatus", "run_suite",
-           "select_cases"]
+__all__ = ["CASES", "CASE_NAMES", "DistOptions", "SmokeResult", "SmokeRun", "SmokeStatus", "default_nproc",
+           "payload_device", "run_suite", "select_cases", "visible_gpus"]
 
 #: Seconds a case may take, by level (a hung case is killed and reported, the suite goes on).
 DEFAULT_TIMEOUT = {1: 120.0, 2: 300.0, 3: 900.0}
@@ -29,7 +29,7 @@ DEFAULT_TIMEOUT = {1: 120.0, 2: 300.0, 3: 900.0}
 class DistOptions:
     """What the DDP case hands to torch.distributed.run."""
 
-    #: Ranks per node; None = every GPU on a machine with two or more, else 2 (gloo on the CPU).
+    #: Ranks per node; None = one per visible GPU (NCCL) on a machine with a GPU, else 2 (gloo on the CPU).
     nproc_per_node: int | None = None
     nnodes: int = 1
     node_rank: int = 0
@@ -47,6 +47,41 @@ class SuiteOptions:
     device: str = "auto"
     dist: DistOptions = field(default_factory=DistOptions)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: Folder for every case's full output (stderr, then stdout); None: ENVGUARD_SMOKE_LOG_DIR from ``env``,
+    #: else only the cases that did not pass keep theirs, in a new folder under the temp directory.
+    log_dir: str | None = None
+
+
+#: Where gpu-validate (or anyone) asks every case's output to be kept.
+LOG_DIR_ENV = "ENVGUARD_SMOKE_LOG_DIR"
+
+
+def visible_gpus(gpus: int, env: Mapping[str, str]) -> int:
+    """How many of the machine's ``gpus`` a CUDA process sees under CUDA_VISIBLE_DEVICES (unset: all; empty
+    or "-1"-led: none; else the entries before the first invalid one, as the CUDA runtime reads it)."""
+    value = env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return gpus
+    count = 0
+    for raw in value.split(","):
+        item = raw.strip()
+        if not item or item.startswith("-"):
+            break
+        if item.isdigit() and int(item) >= gpus:
+            break
+        count += 1
+    return min(count, gpus)
+
+
+def payload_device(device: str, gpus_visible: int) -> str:
+    """The --device the payload gets: "auto" on a machine with a visible GPU means "cuda", so that a torch
+    that cannot see that GPU fails the run instead of skipping to the CPU."""
+    return "cuda" if device == "auto" and gpus_visible > 0 else device
+
+
+def default_nproc(gpus_visible: int, device: str) -> int:
+    """DDP ranks per node when --nproc-per-node is not given: one per visible GPU (NCCL), else 2 (gloo)."""
+    return gpus_visible if gpus_visible >= 1 and device != "cpu" else 2
 
 
 def select_cases(level: int, only: Sequence[str] = (), skip: Sequence[str] = ()) -> tuple[str, ...]:
@@ -122,8 +157,10 @@ def decode_case(case: str, result: CommandResult) -> SmokeResult:
     metrics = {str(k): float(v) for k, v in (doc.get("metrics") or {}).items()
                if isinstance(v, int | float) and not isinstance(v, bool)}
     digests = {str(k): str(v) for k, v in (doc.get("digests") or {}).items()}
+    info = {str(k): str(v) for k, v in (doc.get("info") or {}).items() if v is not None} if isinstance(
+        doc.get("info"), dict) else {}
     return SmokeResult(case, status, result.duration_s, str(doc.get("detail") or ""), metrics, digests,
-                       doc.get("device"), doc.get("torch") or doc.get("framework"), result.returncode)
+                       doc.get("device"), doc.get("torch") or doc.get("framework"), result.returncode, info)
 
 
 def _multinode_hint(dist: DistOptions) -> str:
@@ -145,6 +182,36 @@ def _crash_detail(result: CommandResult) -> str:
     return f"exited with status {code} without a result: {tail}"
 
 
+class _Logs:
+    """Keeps each case's full output: every case in a given folder, else the cases that did not pass in a
+    folder made on first use (so a one-off GPU failure leaves its traceback)."""
+
+    def __init__(self, folder: str | None) -> None:
+        self.folder = folder
+        self.keep_all = folder is not None
+
+    def keep(self, case: str, result: CommandResult, decoded: SmokeResult) -> str | None:
+        if not self.keep_all and decoded.status in (SmokeStatus.PASSED, SmokeStatus.SKIPPED):
+            return None
+        if not (result.stderr or result.stdout):
+            return None
+        try:
+            if self.folder is None:
+                self.folder = tempfile.mkdtemp(prefix="envguard-smoke-logs-")
+            os.makedirs(self.folder, exist_ok=True)
+            path = os.path.join(self.folder, f"{case}.log")
+            tmp = f"{path}.tmp"
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(f"# envguard smoke {case}: {decoded.status.value}, exit {result.returncode}, "
+                         f"{result.duration_s:.1f}s\n# argv: {' '.join(result.argv)}\n"
+                         f"# ---- stderr ----\n{result.stderr}\n# ---- stdout ----\n{result.stdout}\n")
+            os.replace(tmp, path)
+        except OSError as exc:
+            logger.warning("could not keep the output of smoke case %s: %s", case, exc)
+            return None
+        return path
+
+
 def run_suite(
     runner: CommandRunner,
     options: SuiteOptions,
@@ -157,6 +224,7 @@ def run_suite(
     env.setdefault("ENVGUARD_SMOKE_DIST_TIMEOUT", str(int(max(10.0, min(60.0, timeout / 2)))))
     env["PYTHONIOENCODING"] = "utf-8"
     results: list[SmokeResult] = []
+    logs = _Logs(options.log_dir or options.env.get(LOG_DIR_ENV) or None)
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="envguard-smoke-") as work:
         # NOTE: torch.distributed.run needs a script file, so the payload is written out once.
@@ -170,6 +238,9 @@ def run_suite(
             decoded = decode_case(case.name, result)
             if case.distributed and options.dist.nnodes > 1 and decoded.status is SmokeStatus.TIMEOUT:
                 decoded = replace(decoded, detail=f"{decoded.detail}; {_multinode_hint(options.dist)}")
+            log = logs.keep(case.name, result, decoded)
+            if log is not None:
+                decoded = replace(decoded, log=log)
             logger.info("smoke %s: %s in %.1fs", case.name, decoded.status.value, decoded.duration_s)
             results.append(decoded)
             if on_event:

@@ -64,6 +64,11 @@ class SmokeResult:
     device: str | None = None
     framework: str | None = None
     returncode: int | None = None
+    #: Facts the case reported as text: the GPU that ran it ("gpu_name", "gpu_uuid"), "nccl", "backend" ...
+    info: Mapping[str, str] = field(default_factory=dict)
+    #: The file holding the case's full stderr (kept for every case that did not pass, or all of them
+    #: under ENVGUARD_SMOKE_LOG_DIR); None when nothing was kept.
+    log: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,12 @@ class SmokeRun:
     wall_s: float
 
     @property
+    def nothing_tested(self) -> bool:
+        """True when no case ran to a verdict: every case was skipped, or none was selected."""
+        return not any(r.status is not SmokeStatus.SKIPPED for r in self.results)
+
+    @property
     def failed(self) -> bool:
-        """True when any case failed, errored or timed out."""
-        return any(r.status.bad for r in self.results)
+        """True when any case failed, errored or timed out, or when nothing was tested (exit code 4):
+        a gate that passes on nothing proves nothing."""
+        return self.nothing_tested or any(r.status.bad for r in self.results)

@@ -74,6 +74,36 @@ H100 = FakeGpu(
 H100_INFO = dataclasses.replace(H100_590, source="NVML")
 
 
+#: "Clocks Event Reasons" lines of nvidia-smi -q → the nvml.h bits, as the real pynvml names them.
+Q_REASON_BITS = {
+    "Idle": pynvml.nvmlClocksEventReasonGpuIdle,
+    "Applications Clocks Setting": pynvml.nvmlClocksEventReasonApplicationsClocksSetting,
+    "SW Power Cap": pynvml.nvmlClocksEventReasonSwPowerCap,
+    "HW Slowdown": pynvml.nvmlClocksEventReasonHwSlowdown,
+    "HW Thermal Slowdown": pynvml.nvmlClocksEventReasonHwThermalSlowdown,
+    "HW Power Brake Slowdown": pynvml.nvmlClocksEventReasonHwPowerBrakeSlowdown,
+    "Sync Boost": pynvml.nvmlClocksEventReasonSyncBoost,
+    "SW Thermal Slowdown": pynvml.nvmlClocksEventReasonSwThermalSlowdown,
+    "Display Clock Setting": pynvml.nvmlClocksEventReasonDisplayClockSetting,
+}
+
+
+def capture_clock_mask(q_text: str) -> int:
+    """The clock-event mask an nvidia-smi -q capture shows (its "Clocks Event Reasons" section)."""
+    mask, inside = 0, False
+    for line in q_text.splitlines():
+        if line.strip() == "Clocks Event Reasons":
+            inside = True
+            continue
+        if inside:
+            name, sep, value = line.partition(":")
+            if not sep or name.strip() not in Q_REASON_BITS:
+                break
+            if value.strip() == "Active":
+                mask |= Q_REASON_BITS[name.strip()]
+    return mask
+
+
 def nvml_error(code: int) -> Exception:
     """An exception exactly as pynvml raises it: NVMLError(code) returns the matching subclass."""
     exc: Exception = pynvml.NVMLError(code)
@@ -93,6 +123,9 @@ class FakeNvml:
     failing: dict[str, Exception] = field(default_factory=dict)
     #: When set, nvmlInit blocks until the event is set (a hung driver).
     init_gate: threading.Event | None = None
+    #: Clock-event masks the reason getters answer, one per call (the last one repeats); by default the
+    #: capture's own "Clocks Event Reasons" section (an idle GPU).
+    clock_masks: list[int] = field(default_factory=lambda: [capture_clock_mask(capture(H100_Q))])
     calls: list[str] = field(default_factory=list)
 
     NVMLError = pynvml.NVMLError
@@ -112,13 +145,16 @@ class FakeNvml:
     def nvmlShutdown(self) -> None:
         self._enter("nvmlShutdown")
 
+    def _mask(self) -> int:
+        return self.clock_masks.pop(0) if len(self.clock_masks) > 1 else self.clock_masks[0]
+
     def nvmlDeviceGetCurrentClocksEventReasons(self, handle: object) -> int:
         self._enter("nvmlDeviceGetCurrentClocksEventReasons")
-        return 0x1  # GPU idle
+        return self._mask()
 
     def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle: object) -> int:
         self._enter("nvmlDeviceGetCurrentClocksThrottleReasons")
-        return 0x1
+        return self._mask()
 
     def nvmlSystemGetDriverVersion(self) -> str | bytes:
         self._enter("nvmlSystemGetDriverVersion")
@@ -399,39 +435,99 @@ def test_real_pynvml_without_a_driver() -> None:
     )
 
 
-def test_throttle_sampler_reports_slowdowns_seen_while_running() -> None:
-    from envguard.probes.nvml import ThrottleSampler, describe_throttle, throttle_mask
+# ---- clock-event reasons --------------------------------------------------------------------
 
-    masks = iter([0x1, 0x1 | 0x40, 0x4])  # idle, then thermal, then power cap
+FUNCTION_NOT_FOUND = pynvml.NVML_ERROR_FUNCTION_NOT_FOUND
+IDLE = pynvml.nvmlClocksEventReasonGpuIdle
+POWER_CAP = pynvml.nvmlClocksEventReasonSwPowerCap
+HW_THERMAL = pynvml.nvmlClocksEventReasonHwThermalSlowdown
 
-    class Lib:
-        NVMLError = pynvml.NVMLError
 
-        def nvmlInit(self) -> None: ...
-        def nvmlShutdown(self) -> None: ...
-        def nvmlDeviceGetCount(self) -> int:
-            return 1
+def _sample(lib: Any, seconds: float = 0.15) -> Any:
+    from envguard.probes.nvml import ThrottleSampler
 
-        def nvmlDeviceGetHandleByIndex(self, i: int) -> int:
-            return i
-
-        def nvmlDeviceGetCurrentClocksEventReasons(self, handle: int) -> int:
-            return next(masks, 0x1)
-
-    lib = Lib()
-    assert throttle_mask(lib) == 0x1
     sampler = ThrottleSampler(interval_s=0.01, lib=lib).start()
-    time.sleep(0.2)
-    assert sampler.stop() == ("software power cap", "hardware thermal slowdown")
-    assert describe_throttle(0x1 | 0x10) == ()  # idle and sync boost are not slowdowns
+    time.sleep(seconds)
+    return sampler.stop()
 
 
-def test_throttle_mask_without_nvml_is_unknown() -> None:
-    from envguard.probes.nvml import ThrottleSampler, throttle_mask
+def test_the_captures_show_idle_gpus_and_the_fake_answers_that() -> None:
+    assert capture_clock_mask(capture(H100_Q)) == IDLE
+    for name in ("a10-driver-535.129.03-cuda-12.2.txt", "titan-v-driver-560.35.03-cuda-12.6-persistence-disabled.txt"):
+        assert capture_clock_mask(capture(f"nvidia-smi-q/{name}")) == IDLE
+    from envguard.probes.nvml import throttle_mask
 
-    class NoDriver:
-        def nvmlInit(self) -> None:
-            raise pynvml.NVMLError(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND)
+    assert throttle_mask(FakeNvml()) == IDLE
 
-    assert throttle_mask(NoDriver()) is None
-    assert ThrottleSampler(0.01, NoDriver()).start().stop() is None
+
+def test_sampler_inits_nvml_once_and_tells_slowdowns_from_the_power_cap() -> None:
+    lib = FakeNvml(clock_masks=[IDLE, IDLE | HW_THERMAL, POWER_CAP, IDLE])
+    events = _sample(lib)
+    assert events.known and events.mask == IDLE | HW_THERMAL | POWER_CAP
+    assert events.slowdowns == ("hardware thermal slowdown",)
+    assert events.power_capped
+    assert lib.calls.count("nvmlInit") == 1
+    assert lib.calls.count("nvmlShutdown") == 1 and lib.calls[-1] == "nvmlShutdown"
+    assert lib.calls.count("nvmlDeviceGetCurrentClocksEventReasons") >= 4, "sampled many times under one init"
+    assert "nvmlDeviceGetCurrentClocksThrottleReasons" not in lib.calls
+
+
+def test_power_cap_alone_is_information_not_a_slowdown() -> None:
+    events = _sample(FakeNvml(clock_masks=[POWER_CAP]))
+    assert events.slowdowns == () and events.power_capped and bool(events)
+    idle = _sample(FakeNvml())
+    assert idle.known and idle.slowdowns == () and not idle.power_capped
+    assert not idle, "an idle GPU has nothing to report"
+
+
+def test_drivers_before_r535_fall_back_to_the_throttle_getter() -> None:
+    lib = FakeNvml(clock_masks=[HW_THERMAL],
+                   failing={"nvmlDeviceGetCurrentClocksEventReasons": nvml_error(FUNCTION_NOT_FOUND)})
+    events = _sample(lib)
+    assert events.mask == HW_THERMAL and events.slowdowns == ("hardware thermal slowdown",)
+    assert lib.calls.count("nvmlDeviceGetCurrentClocksEventReasons") == 1, "a missing getter is dropped for good"
+    assert lib.calls.count("nvmlDeviceGetCurrentClocksThrottleReasons") >= 2
+    from envguard.probes.nvml import throttle_mask
+
+    assert throttle_mask(FakeNvml(clock_masks=[POWER_CAP], failing={
+        "nvmlDeviceGetCurrentClocksEventReasons": nvml_error(FUNCTION_NOT_FOUND)})) == POWER_CAP
+
+
+def test_neither_getter_is_unknown_not_no_slowdown() -> None:
+    lib = FakeNvml(failing={"nvmlDeviceGetCurrentClocksEventReasons": nvml_error(FUNCTION_NOT_FOUND),
+                            "nvmlDeviceGetCurrentClocksThrottleReasons": nvml_error(FUNCTION_NOT_FOUND)})
+    events = _sample(lib)
+    assert events.mask is None and not events.known and bool(events)
+    assert "neither nvmlDeviceGetCurrentClocksEventReasons nor nvmlDeviceGetCurrentClocksThrottleReasons" in (
+        events.source)
+    assert lib.calls[-1] == "nvmlShutdown"
+    from envguard.probes.nvml import throttle_mask
+
+    assert throttle_mask(FakeNvml(failing=dict(lib.failing))) is None
+
+
+def test_another_nvml_error_is_unknown_too() -> None:
+    err = nvml_error(pynvml.NVML_ERROR_NOT_SUPPORTED)
+    assert type(err) is pynvml.NVMLError_NotSupported
+    events = _sample(FakeNvml(failing={"nvmlDeviceGetCurrentClocksEventReasons": err}))
+    assert events.mask is None
+    assert events.source == "nvmlDeviceGetCurrentClocksEventReasons: Not Supported"
+
+
+def test_an_old_pynvml_without_the_event_getter_uses_the_throttle_one() -> None:
+    class OldPynvml(FakeNvml):
+        nvmlDeviceGetCurrentClocksEventReasons = None  # type: ignore[assignment] # noqa: N815 # reason: absent in old pynvml
+
+    events = _sample(OldPynvml(clock_masks=[POWER_CAP]))
+    assert events.mask == POWER_CAP
+
+
+def test_no_driver_is_unknown_with_the_reason() -> None:
+    from envguard.probes.nvml import throttle_mask
+
+    lib = FakeNvml(init_error=nvml_error(pynvml.NVML_ERROR_LIBRARY_NOT_FOUND))
+    assert throttle_mask(lib) is None
+    events = _sample(lib, 0.05)
+    assert events.mask is None
+    assert events.source == "nvmlInit failed: NVML Shared Library Not Found"
+    assert lib.calls == ["nvmlInit", "nvmlInit"]
