@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envguard.errors import SnapshotError
-from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import NOT_REPORTED, normalize_report, parse_report
 from envguard.rules import run_rules

@@ -138,12 +138,15 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
 
 _INTERESTING = re.compile(
     r"^(?:torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(?:-cpu|-gpu|-intel|-macos|-metal)?|tf-nightly|"
-    r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,40}|"
+    r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,4"
+    r"0}|"
     r"cuda-toolkit|cudatoolkit|cuda-version|cuda-runtime|cudnn|nccl|onnxruntime(?:-gpu)?|xformers|triton|"
     r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy)$"
 )
-_PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,4}==\s{0,4}(\S{1,60})\s*$")
-_CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})"
+_PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,4}==\s{0,4}(\S{1,60})\s"
+                     r"*$")
+_CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S"
+                        r"{1,80})"
                         r"(?:\s{1,60}(\S{1,60}))?\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
@@ -239,16 +242,21 @@ def _line_of(lines: list[str], needle: str, offset: int) -> int:
 
 # ---- banners, commands, file names, image tags, environment lines -----------------------------------
 
-_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s{1,4}"
-                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s{0,2}MiB\))?")
+_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s"
+                   r"{1,4}"
+                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s"
+                   r"{0,2}MiB\))?")
 _BANNER_DEVICE = re.compile(r"\bCUDA:(\d{1,2})\s{0,4}\(([^,()]{1,80}?),\s{0,4}(\d{1,7})\s{0,2}MiB\)")
 _FOUND_VERSION = re.compile(r"found version (\d{4,5})\b")
-_PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
-_DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{1,10})?"
+_PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3"
+                        r"})?)")
+_DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{"
+                             r"1,10})?"
                              r"\s{1,20}(?:\(|\[)?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CONDA_CREATE = re.compile(r"\bconda\s{1,4}create\b.{0,200}?\bpython\s{0,2}=\s{0,2}=?(3\.\d{1,2}(?:\.\d{1,3})?)")
 _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
-_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}==\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
+_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}==\s{0,2}['\"]?(\d[\w.+!-]{0"
+                  r",40})")
 _INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
                     r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w{1,40})\.whl\b", re.IGNORECASE)
@@ -269,7 +277,8 @@ _IMG_PYTORCH = re.compile(r"\bpytorch/pytorch:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-c
 _IMG_CUDA = re.compile(r"\bnvidia/cuda:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-(?:cudnn(\d{1,2})-)?(?:base|runtime|devel)")
 _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(-gpu)?")
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
-_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)\s{0,2}:?\s{0,2}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
+_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)\s{0,2}:?\s{0,2}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
+                     r"(?:\.\d)?)")
 _LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
 
 
@@ -363,22 +372,32 @@ _HEDGE = re.compile(
 )
 #: Characters around a version in which a hedge word takes the fact back ("Python 3.10 has no wheels").
 _HEDGE_WINDOW = 32
-_P_TORCH = re.compile(r"\b(?:py)?torch\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?)\b",
+_P_TORCH = re.compile(r"\b(?:py)?torch\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"
+                      r"{1,2})?(?:\+\w{1,20})?)\b",
                       re.IGNORECASE)
-_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
+_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf)\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,"
+                   r"2})?)\b", re.IGNORECASE)
 _P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
-_P_PADDLE = re.compile(r"\bpaddle(?:paddle)?(?:-gpu)?\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,2})?)\b", re.IGNORECASE)
-_P_CUDA = re.compile(r"\bcuda\s{0,2}(?:toolkit\s{0,2})?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
+_P_PADDLE = re.compile(r"\bpaddle(?:paddle)?(?:-gpu)?\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"
+                       r"{1,2})?)\b", re.IGNORECASE)
+_P_CUDA = re.compile(r"\bcuda\s{0,2}(?:toolkit\s{0,2})?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(\d{1,2}\.\d)(?:\.\d"
+                     r"{1,3})?\b", re.IGNORECASE)
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
 _P_CUDNN = re.compile(r"\bcudnn\s{0,2}(?:version\s{0,2}:?\s{0,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
 _P_PYTHON = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(3\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
 _P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 _P_GPU = re.compile(
-    r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|Ada Generation)?"
-    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
-    r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}|Jetson\s{1,2}(?:AGX\s{1,2}|Orin\s{1,2})?(?:Orin|Xavier|Nano|TX2)(?:\s{1,2}Nano)?|\d{4}\s?[Tt][Ii])\b"
+    r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
+    r"Ada Generation)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NV"
+    r"L))?(?:[- ]\d{2,3}\s{0,1}GB)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}|Jetson\s{1,2}(?:AGX\s{1,2}|Orin\s{1,2})?(?:Or"
+    r"in|Xavier|Nano|TX2)(?:\s{1,2}Nano)?|\d{4}\s?[Tt][Ii])\b"
 )
+_P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.\d{2}(?:\.\d)?|"
+                   r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
+                   r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 
 
@@ -408,6 +427,9 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             if cuda_int and stated(cuda_int):
                 yield Mention("driver_cuda", parsers.decode_cuda_driver_int(int(cuda_int.group(1))) or "", n, PROSE,
                               f"text (CUDA {cuda_int.group(1)})")
+            system = _P_OS.search(sentence)
+            if system and stated(system):
+                yield Mention("os", system.group(1), n, PROSE, "text")
             cu = _P_CU.search(sentence)
             if cu:
                 digits = cu.group(1)

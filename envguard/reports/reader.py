@@ -33,7 +33,7 @@ class ReadEnvironment:
 
     snapshot: Snapshot
     notes: tuple[str, ...]
-    #: "environment 2 of 2 (report lines 40–80)", or "" when the report describes one environment.
+    #: "environment 2 of 2 (report lines 40-80)", or "" when the report describes one environment.
     label: str
 
 

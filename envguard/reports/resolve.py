@@ -97,7 +97,8 @@ class Resolved:
                 out.append((name, m.source, int(memory) if memory.isdigit() else None, cc or None))
             elif twin is not None:
                 old = out[twin]
-                out[twin] = (old[0], old[1], old[2] or (int(memory) if memory.isdigit() else None), old[3] or cc or None)
+                mem = int(memory) if memory.isdigit() else None
+                out[twin] = (old[0], old[1], old[2] or mem, old[3] or cc or None)
         cc = self.get("gpu_cc")
         if cc is not None and len(out) == 1 and out[0][3] is None:
             out[0] = (*out[0][:3], cc.value)
@@ -236,7 +237,8 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 pkgs[mention] = replace(m, value=found.group(0))
     builds = list(frameworks_from({}, dists))
     out: list[FrameworkBuild] = []
-    for build in builds:
+    for found in builds:
+        build = found
         if build.name == "torch" and torch_m is not None:
             build = _torch_facts(r, build, torch_m, system, pkgs)
         elif build.name in ("torchvision", "torchaudio"):

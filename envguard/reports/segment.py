@@ -36,7 +36,7 @@ class Environment:
     end: int
 
     def label(self, count: int) -> str:
-        return f"environment {self.index + 1} of {count} (report lines {self.start + 1}–{self.end})"
+        return f"environment {self.index + 1} of {count} (report lines {self.start + 1}-{self.end})"
 
 
 #: Lines that open the description of one whole environment: collect_env's first lines, an ultralytics/YOLO

@@ -195,6 +195,8 @@ class SystemLibrariesRule:
             if family == "cudart" and nv.major == 11:
                 matching = [lib for lib in matching if lib.soname.endswith(".so.11.0")]
             label = "CUDA runtime" if family == "cudart" else "cuDNN"
+            if not matching and snapshot.origin.startswith("report") and not any(lib.name == family for lib in libs):
+                continue  # a pasted report that lists no such library says nothing about the loader path
             if not matching:
                 found = sorted({lib.soname for lib in libs if lib.name == family})
                 yield Finding(
