@@ -54,7 +54,7 @@ def test_torch_rows(matrices: Matrices) -> None:
     assert variant.cudnn == "9.1.0.70"
     assert variant.sass == ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
     assert "3.12" in release.python and "3.13" not in release.python
-    assert str(matrices.torch.newest()) == "2.14"
+    assert str(matrices.torch.newest()) == "2.15"
     old = matrices.torch.release("2.0.1") or pytest.fail()
     assert {v.tag for v in old.variants if v.cuda} == {"cu117", "cu118"}
     for rel in matrices.torch.releases:
