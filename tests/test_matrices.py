@@ -191,7 +191,11 @@ def test_tensorflow_1x_rows(matrices: Matrices) -> None:
 
 def test_jax_rows(matrices: Matrices) -> None:
     jax = matrices.jax
-    assert str(jax.newest()) == "0.11.0"
+    assert str(jax.newest()) == "0.11.2"
+    new = (jax.release("0.11.2") or pytest.fail()).plugin(12) or pytest.fail()
+    assert Version("9.8") not in (new.cudnn or pytest.fail())  # 0.11.2 needs >= 9.10.2.21
+    old = (jax.release("0.11.1") or pytest.fail()).plugin(12) or pytest.fail()
+    assert Version("9.8") in (old.cudnn or pytest.fail())
     row = jax.release("0.4.35") or pytest.fail()  # rows hold until the next newer one
     assert str(row.version) == "0.4.31"
     assert Version("9.1") in ((row.plugin(12) or pytest.fail()).cudnn or pytest.fail())
