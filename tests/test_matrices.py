@@ -361,7 +361,7 @@ def test_cuda_images_and_peaks_schema_errors(tmp_path: Path) -> None:
     assert "ascending" in message
     message = _broken(tmp_path / "e", "cuda-images", 'cudnn_flavor = "cudnn9"', 'cudnn_flavor = "cudnn7"')
     assert "cudnn_flavor must be one of" in message
-    message = _broken(tmp_path / "c", "gpu-peaks", 'unconfirmed = ["fp32_tflops"]',
+    message = _broken(tmp_path / "c", "gpu-peaks", 'unconfirmed = ["bandwidth_gbs", "fp32_tflops"]',
                       'unconfirmed = ["fp32_tflops", "tensor_fp16_fp16acc_tflops"]')
     assert "which has no value" in message
     message = _broken(tmp_path / "d", "gpu-peaks", "bf16 = false\ntensor_fp16_tflops = 65",
