@@ -434,3 +434,28 @@ def test_paddle_schema_errors(tmp_path: Path) -> None:
     assert "the default-index wheel has none" in message
     message = _broken(tmp_path / "d", "paddle", 'version = "2.5"', 'version = "2.7"')
     assert "must be older than the row before it" in message
+
+
+@pytest.mark.parametrize(("name", "cc"), [
+    ("NVIDIA GB200", "10.0"), ("NVIDIA GB300", "10.3"), ("NVIDIA B200", "10.0"), ("NVIDIA B300 SXM6 AC", "10.3"),
+    ("NVIDIA GH200 480GB", "9.0"), ("NVIDIA GH200 144G HBM3e", "9.0"), ("NVIDIA GB10", "12.1"),
+    ("Orin (nvgpu)", "8.7"), ("NVIDIA H800", "9.0"), ("NVIDIA A800-SXM4-80GB", "8.0"), ("NVIDIA H20", "9.0"),
+    ("NVIDIA L20", "8.9"), ("NVIDIA RTX 6000 Ada Generation", "8.9"), ("NVIDIA GeForce RTX 4090 D", "8.9"),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+    ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "12.0"), ("NVIDIA RTX PRO 5000 Blackwell", "12.0"),
+    ("NVIDIA RTX PRO 4500 Blackwell", "12.0"), ("NVIDIA RTX PRO 4000 Blackwell", "12.0"),
+    ("NVIDIA RTX PRO 2000 Blackwell", "12.0"), ("NVIDIA H100 NVL", "9.0"), ("NVIDIA H200 NVL", "9.0"),
+    ("NVIDIA A100-PCIE-40GB", "8.0"),
+])
+def test_gpu_names_nvidia_smi_prints_resolve(matrices: Matrices, name: str, cc: str) -> None:
+    assert (matrices.gpu_arch.lookup_name(name) or pytest.fail(name)).cc == cc
+
+
+def test_late_2026_releases_are_known(matrices: Matrices) -> None:
+    t215 = matrices.torch.release("2.15.0") or pytest.fail()
+    assert t215.pypi_default == "cu132" and "3.15" in t215.python and "3.10" not in t215.python
+    assert (t215.variant("cu132") or pytest.fail()).cudnn == "9.26.0.51"
+    cu128 = (matrices.torch.release("2.10.0") or pytest.fail()).variant("cu128") or pytest.fail()
+    assert cu128.sass is not None and cu128.sass[0] == "7.0" and cu128.ptx == ()
+    assert str(matrices.cuda_driver.newest()) == "13.5.0"
+    assert matrices.cuda_driver.knows(Version("13.4.2"))
