@@ -173,11 +173,15 @@ def test_plan_keeps_extras_markers_and_user_specifiers_when_narrowing(m: Matrice
 
 
 def test_plan_companion_alone_adds_the_torch_pin(m: Matrices) -> None:
-    # Newest torch.toml release for Python 3.11 with a cpu build: 2.14 (torchvision 0.29, torchaudio 2.11).
+    # Newest torch.toml release for Python 3.11 with a cpu build: 2.15. Its row names no torchvision pairing
+    # (torchvision 0.29.2 accepts torch >= 2.14, no 0.30 was published), so torchvision stays unpinned.
     p = _plan(m, "torchvision", "torchaudio", cuda="cpu")
-    assert p.requirements == ("torchvision==0.29.*", "torchaudio", "torch==2.14.*")
+    assert p.requirements == ("torchvision", "torchaudio", "torch==2.15.*")
     assert p.expect_local == (("torch", "cpu"), ("torchvision", "cpu"), ("torchaudio", "cpu"))
-    assert p.indexes == (IndexUse(WHL + "cpu", "torch 2.14 cpu builds"),)
+    assert p.indexes == (IndexUse(WHL + "cpu", "torch 2.15 cpu builds"),)
+    # A release whose row does name the pairing still pins it.
+    p = _plan(m, "torchvision", "torch==2.14.*", cuda="cpu")
+    assert "torchvision==0.29.*" in p.requirements
 
 
 def test_plan_aarch64_is_never_the_pypi_default(m: Matrices) -> None:
@@ -213,7 +217,7 @@ def test_plan_python_outside_the_release_range(m: Matrices) -> None:
 
 
 def test_plan_unknown_torch_version(m: Matrices) -> None:
-    with pytest.raises(LockError, match=r"^no torch release in torch.toml matches torch==0.1 \(newest known: 2.14"):
+    with pytest.raises(LockError, match=r"^no torch release in torch.toml matches torch==0.1 \(newest known: 2.15"):
         _plan(m, "torch==0.1", cuda="cpu")
 
 

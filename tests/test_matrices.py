@@ -54,7 +54,7 @@ def test_torch_rows(matrices: Matrices) -> None:
     assert variant.cudnn == "9.1.0.70"
     assert variant.sass == ("5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0")
     assert "3.12" in release.python and "3.13" not in release.python
-    assert str(matrices.torch.newest()) == "2.14"
+    assert str(matrices.torch.newest()) == "2.15"
     old = matrices.torch.release("2.0.1") or pytest.fail()
     assert {v.tag for v in old.variants if v.cuda} == {"cu117", "cu118"}
     for rel in matrices.torch.releases:
@@ -191,7 +191,11 @@ def test_tensorflow_1x_rows(matrices: Matrices) -> None:
 
 def test_jax_rows(matrices: Matrices) -> None:
     jax = matrices.jax
-    assert str(jax.newest()) == "0.11.0"
+    assert str(jax.newest()) == "0.11.2"
+    new = (jax.release("0.11.2") or pytest.fail()).plugin(12) or pytest.fail()
+    assert Version("9.8") not in (new.cudnn or pytest.fail())  # 0.11.2 needs >= 9.10.2.21
+    old = (jax.release("0.11.1") or pytest.fail()).plugin(12) or pytest.fail()
+    assert Version("9.8") in (old.cudnn or pytest.fail())
     row = jax.release("0.4.35") or pytest.fail()  # rows hold until the next newer one
     assert str(row.version) == "0.4.31"
     assert Version("9.1") in ((row.plugin(12) or pytest.fail()).cudnn or pytest.fail())
@@ -357,7 +361,7 @@ def test_cuda_images_and_peaks_schema_errors(tmp_path: Path) -> None:
     assert "ascending" in message
     message = _broken(tmp_path / "e", "cuda-images", 'cudnn_flavor = "cudnn9"', 'cudnn_flavor = "cudnn7"')
     assert "cudnn_flavor must be one of" in message
-    message = _broken(tmp_path / "c", "gpu-peaks", 'unconfirmed = ["fp32_tflops"]',
+    message = _broken(tmp_path / "c", "gpu-peaks", 'unconfirmed = ["bandwidth_gbs", "fp32_tflops"]',
                       'unconfirmed = ["fp32_tflops", "tensor_fp16_fp16acc_tflops"]')
     assert "which has no value" in message
     message = _broken(tmp_path / "d", "gpu-peaks", "bf16 = false\ntensor_fp16_tflops = 65",
@@ -430,3 +434,28 @@ def test_paddle_schema_errors(tmp_path: Path) -> None:
     assert "the default-index wheel has none" in message
     message = _broken(tmp_path / "d", "paddle", 'version = "2.5"', 'version = "2.7"')
     assert "must be older than the row before it" in message
+
+
+@pytest.mark.parametrize(("name", "cc"), [
+    ("NVIDIA GB200", "10.0"), ("NVIDIA GB300", "10.3"), ("NVIDIA B200", "10.0"), ("NVIDIA B300 SXM6 AC", "10.3"),
+    ("NVIDIA GH200 480GB", "9.0"), ("NVIDIA GH200 144G HBM3e", "9.0"), ("NVIDIA GB10", "12.1"),
+    ("Orin (nvgpu)", "8.7"), ("NVIDIA H800", "9.0"), ("NVIDIA A800-SXM4-80GB", "8.0"), ("NVIDIA H20", "9.0"),
+    ("NVIDIA L20", "8.9"), ("NVIDIA RTX 6000 Ada Generation", "8.9"), ("NVIDIA GeForce RTX 4090 D", "8.9"),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "12.0"),
+    ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", "12.0"), ("NVIDIA RTX PRO 5000 Blackwell", "12.0"),
+    ("NVIDIA RTX PRO 4500 Blackwell", "12.0"), ("NVIDIA RTX PRO 4000 Blackwell", "12.0"),
+    ("NVIDIA RTX PRO 2000 Blackwell", "12.0"), ("NVIDIA H100 NVL", "9.0"), ("NVIDIA H200 NVL", "9.0"),
+    ("NVIDIA A100-PCIE-40GB", "8.0"),
+])
+def test_gpu_names_nvidia_smi_prints_resolve(matrices: Matrices, name: str, cc: str) -> None:
+    assert (matrices.gpu_arch.lookup_name(name) or pytest.fail(name)).cc == cc
+
+
+def test_late_2026_releases_are_known(matrices: Matrices) -> None:
+    t215 = matrices.torch.release("2.15.0") or pytest.fail()
+    assert t215.pypi_default == "cu132" and "3.15" in t215.python and "3.10" not in t215.python
+    assert (t215.variant("cu132") or pytest.fail()).cudnn == "9.26.0.51"
+    cu128 = (matrices.torch.release("2.10.0") or pytest.fail()).variant("cu128") or pytest.fail()
+    assert cu128.sass is not None and cu128.sass[0] == "7.0" and cu128.ptx == ()
+    assert str(matrices.cuda_driver.newest()) == "13.5.0"
+    assert matrices.cuda_driver.knows(Version("13.4.2"))

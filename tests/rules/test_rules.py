@@ -186,9 +186,9 @@ def test_arch_helpers() -> None:
 
 
 def test_unknown_arch_list_is_info_not_a_guess(matrices: Matrices) -> None:
-    """torch 2.10's exact arch list is unconfirmed in the matrix: say so, do not guess."""
-    snap = make_snapshot(driver="580.95.05", cuda_driver="13.0", gpus=[gpu("NVIDIA H100 80GB HBM3", "9.0")],
-                         frameworks=[torch_build("2.10.0+cu128", "12.8")])
+    """torch 1.9's CUDA 11 wheels have no pinned arch list in the matrix: say so, do not guess."""
+    snap = make_snapshot(driver="580.95.05", cuda_driver="13.0", gpus=[gpu("NVIDIA A100-SXM4-80GB", "8.0")],
+                         frameworks=[torch_build("1.9.0+cu111", "11.1")], python=linux_python("3.9.7"))
     assert codes(snap, matrices) == ["unknown-version"]
 
 
