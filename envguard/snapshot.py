@@ -13,6 +13,8 @@ from envguard.errors import SnapshotError
 
 #: Bump when a reader of the previous version could misread the new layout.
 SNAPSHOT_SCHEMA: Final = 1
+#: ``Unavailable.code`` of a fact a pasted report does not mention: unknown, which is not "absent".
+NOT_REPORTED: Final = "not-reported"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from envguard.findings import Report, Severity
-from envguard.snapshot import PythonInfo, Snapshot, Unavailable
+from envguard.snapshot import NOT_REPORTED, PythonInfo, Snapshot, Unavailable
 
 RESULT_VERSION = 1
 
@@ -47,15 +47,22 @@ def verdict(report: Report, exit_code: int) -> str:
 def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one branch per fact
     """The facts a reader needs first, each with its source; missing ones say why."""
     rows: list[SummaryRow] = []
+    report = snapshot.origin.startswith("report")
+
+    def missing(fact: Unavailable, probed: str) -> str:
+        # NOTE: a pasted report that does not mention a fact says nothing about it: "not reported", never "none".
+        return "not reported" if fact.code == NOT_REPORTED else probed
+
     host = snapshot.host
     extras = [x for x in (host.distro, f"kernel {host.kernel}" if host.kernel else None,
                           f"glibc {host.glibc}" if host.glibc else None,
                           f"in {host.container}" if host.container else None, "WSL" if host.wsl else None) if x]
-    rows.append(SummaryRow("Host", f"{host.system} {host.arch}" + (f" ({', '.join(extras)})" if extras else ""),
-                           host.source))
+    known = [x for x in (host.system, host.arch) if x and x not in ("unknown", "not reported")]
+    head = " ".join(known) or ("not reported" if report else "unknown")
+    rows.append(SummaryRow("Host", head + (f" ({', '.join(extras)})" if extras else ""), host.source))
     driver = snapshot.driver
     if isinstance(driver, Unavailable):
-        rows.append(SummaryRow("NVIDIA driver", f"none — {driver.reason}", ", ".join(driver.tried)))
+        rows.append(SummaryRow("NVIDIA driver", missing(driver, f"none — {driver.reason}"), ", ".join(driver.tried)))
     else:
         text = driver.version or "version unknown"
         if driver.cuda_driver_version:
@@ -65,7 +72,7 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow("NVIDIA driver", text, driver.source))
     gpus = snapshot.gpus
     if isinstance(gpus, Unavailable):
-        rows.append(SummaryRow("GPUs", f"none — {gpus.reason}", ", ".join(gpus.tried)))
+        rows.append(SummaryRow("GPUs", missing(gpus, f"none — {gpus.reason}"), ", ".join(gpus.tried)))
     elif not gpus:
         rows.append(SummaryRow("GPUs", "none (the driver lists no devices)", "driver"))
     for gpu in () if isinstance(gpus, Unavailable) else gpus:
@@ -77,12 +84,13 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow(f"GPU {gpu.index}", f"{gpu.name} ({detail})" if detail else gpu.name, gpu.source))
     toolkits = snapshot.cuda_toolkits
     if isinstance(toolkits, Unavailable):
-        rows.append(SummaryRow("CUDA toolkit", f"none — {toolkits.reason}",
+        rows.append(SummaryRow("CUDA toolkit", missing(toolkits, f"none — {toolkits.reason}"),
                                ", ".join(toolkits.tried) or "nvcc, CUDA_HOME, /usr/local/cuda*"))
     else:
         for tk in toolkits:
-            where = tk.path or tk.nvcc_path or "?"
-            rows.append(SummaryRow("CUDA toolkit", f"{tk.build or tk.version} at {where}", tk.source))
+            where = tk.path or tk.nvcc_path
+            rows.append(SummaryRow("CUDA toolkit", f"{tk.build or tk.version}" + (f" at {where}" if where else ""),
+                                   tk.source))
     loader = [lib for lib in snapshot.libraries if not lib.source.startswith("wheel:")]
     if loader:
         by_source: dict[str, list[str]] = {}
@@ -97,7 +105,7 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)), "target interpreter distributions"))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
         if isinstance(component, Unavailable):
-            rows.append(SummaryRow(label, "not found", ", ".join(component.tried)))
+            rows.append(SummaryRow(label, missing(component, "not found"), ", ".join(component.tried)))
         else:
             rows.extend(SummaryRow(label, c.version, c.source) for c in component)
     python = snapshot.python
@@ -106,8 +114,10 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow("Python", f"{python.implementation} {python.version} {python.executable}{env}".strip(),
                                python.source))
     else:
-        rows.append(SummaryRow("Python", f"unknown — {python.reason}", ", ".join(python.tried)))
-    if not snapshot.frameworks:
+        rows.append(SummaryRow("Python", missing(python, f"unknown — {python.reason}"), ", ".join(python.tried)))
+    if not snapshot.frameworks and report:
+        rows.append(SummaryRow("Frameworks", "not reported", "report"))
+    elif not snapshot.frameworks:
         rows.append(SummaryRow("Frameworks", "none of torch, tensorflow, jax, paddle is installed in this "
                                "interpreter (inspect another with --python PATH)", "distributions"))
     for fw in snapshot.frameworks:

@@ -120,7 +120,7 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
     elif kind == "cuda_cudnn":
         versions = re.findall(r"\d{1,2}\.\d{1,2}(?:\.\d{1,4})?", value)
         if versions:
-            yield Mention("cuda_text", versions[0], line, tier, how)
+            yield Mention("system_cuda", versions[0], line, tier, how)
         if len(versions) > 1:
             yield Mention("cudnn", versions[1], line, tier, how)
     elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
@@ -404,8 +404,11 @@ _SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 def prose(lines: list[str], offset: int) -> Iterator[Mention]:
     """Versions and GPUs named in sentences: the weakest tier, and never from a sentence that hedges."""
     for i, line in enumerate(lines):
-        if not line.strip() or len(line) > 2000 or "site-packages" in line or line.lstrip().startswith(("File ", "/")):
+        if not line.strip() or len(line) > 2000 or "site-packages" in line or line.lstrip().startswith(("File ", "/", "|")):
             continue
+        field = _KEY_LINE.match(line)
+        if field and (_field(field.group(1), _COLLECT_ENV) or _field(field.group(1), _FIELDS)):
+            continue  # a field line is read as a field, not as a sentence
         n = offset + i + 1
         for sentence in _SENTENCE.findall(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:

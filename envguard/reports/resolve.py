@@ -15,6 +15,7 @@ from envguard._version import __version__
 from envguard.probes.target import cuda_from_local, frameworks_from
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
+    NOT_REPORTED,
     ComponentVersion,
     CudaToolkit,
     Distribution,
@@ -29,8 +30,6 @@ from envguard.snapshot import (
     normalize_name,
 )
 
-#: ``Unavailable.code`` for a fact the report does not mention (unknown, which is not "absent").
-NOT_REPORTED = "not-reported"
 #: Where the plain package-index torch wheel is the CPU build (pytorch/test-infra generate_binary_build_matrix.py:
 #: ``pip3 install torch`` is the CUDA build only on Linux; on Windows and macOS it is the CPU build).
 _PLAIN_TORCH_IS_CPU = ("win32", "darwin")
@@ -170,7 +169,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         gpus = Unavailable("the report names no GPU", ("report",), NOT_REPORTED)
     toolkits: tuple[CudaToolkit, ...] | Unavailable = Unavailable(
         "the report names no CUDA toolkit", ("report",), NOT_REPORTED)
-    runtime = get("cuda_runtime") or get("image_cuda")
+    runtime = get("cuda_runtime") or get("image_cuda") or get("system_cuda")
     if runtime:
         version = re.match(r"(\d+)\.(\d+)", runtime.value)
         if version:
@@ -187,7 +186,8 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         (ComponentVersion(nccl_m.value, nccl_m.source),) if nccl_m
         else Unavailable("the report gives no NCCL version", ("report",), NOT_REPORTED))
     pkgs = r.packages()
-    frameworks = _frameworks(r, pkgs, system, bool(gpu_rows))
+    cuda_seen = bool(gpu_rows) or not isinstance(toolkits, Unavailable) or bool(cudnn_m)
+    frameworks = _frameworks(r, pkgs, system, cuda_seen)
     environment: dict[str, str] = {}
     ld = get("ld_library_path")
     if ld:

@@ -196,7 +196,12 @@ class SystemLibrariesRule:
                 matching = [lib for lib in matching if lib.soname.endswith(".so.11.0")]
             label = "CUDA runtime" if family == "cudart" else "cuDNN"
             if not matching and snapshot.origin.startswith("report") and not any(lib.name == family for lib in libs):
-                continue  # a pasted report that lists no such library says nothing about the loader path
+                # A pasted report that lists no such library says nothing about the loader path, unless it names
+                # the system CUDA toolkit: then the CUDA runtime it provides is that toolkit's major.
+                toolkits = snapshot.toolkit_list()
+                if family != "cudart" or not toolkits or any(
+                        (tv := version(tk.version)) is not None and tv.major == nv.major for tk in toolkits):
+                    continue
             if not matching:
                 found = sorted({lib.soname for lib in libs if lib.name == family})
                 yield Finding(
