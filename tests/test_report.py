@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
-from envguard.reports import NOT_REPORTED, normalize_report, parse_report
+from envguard.reports import NOT_REPORTED, normalize_report, parse_environments, parse_report
 from envguard.rules import run_rules
 from envguard.snapshot import DriverInfo, Unavailable
 
@@ -150,3 +150,59 @@ def test_two_messages_of_one_cause_make_one_finding() -> None:
     findings = run_rules(snapshot, load_matrices()).findings
     assert [f.code for f in findings] == ["driver-missing"]
     assert len(findings[0].evidence) == 2
+
+
+# ---- fuzzing the reader pipeline (issue 14): arbitrary, truncated and mixed real text, 10k inputs -----------
+
+CORPUS_TEXTS = [(p / "env.txt").read_text(encoding="utf-8") for p in CASES]
+_ERRORS = load_matrices().errors
+
+
+def _mixed(parts: list[tuple[int, int, int]]) -> str:
+    """Slices of real reports spliced together (what people paste: pieces of several tools' output)."""
+    out = []
+    for which, start, length in parts:
+        text = CORPUS_TEXTS[which % len(CORPUS_TEXTS)]
+        begin = start % max(len(text), 1)
+        out.append(text[begin:begin + length])
+    return "\n".join(out)
+
+
+_INPUTS = st.one_of(
+    st.text(max_size=300),
+    st.lists(REPORT_WORDS, max_size=30).map("".join),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 100_000), st.integers(0, 600)), min_size=1,
+             max_size=4).map(_mixed),
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=10_000, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(_INPUTS)
+def test_reader_pipeline_fuzz(text: str) -> None:
+    """No exception but SnapshotError, and no input takes over 100 ms (regex backtracking would)."""
+    import time
+
+    start = time.perf_counter()
+    try:
+        parse_environments(text, "fuzz", _ERRORS)
+    except SnapshotError:
+        pass
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.1 or _retry_is_fast(text), f"{elapsed:.3f} s on {text[:80]!r}"
+
+
+def _retry_is_fast(text: str) -> bool:
+    """A loaded CI machine can stall one call: a slow input must be slow again (best of three) to fail."""
+    return min(_timed(text) for _ in range(3)) < 0.1
+
+
+def _timed(text: str) -> float:
+    import time
+
+    start = time.perf_counter()
+    try:
+        parse_environments(text, "fuzz", _ERRORS)
+    except SnapshotError:
+        pass
+    return time.perf_counter() - start

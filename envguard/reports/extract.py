@@ -277,7 +277,7 @@ _IMG_PYTORCH = re.compile(r"\bpytorch/pytorch:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-c
 _IMG_CUDA = re.compile(r"\bnvidia/cuda:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-(?:cudnn(\d{1,2})-)?(?:base|runtime|devel)")
 _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(-gpu)?")
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
-_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)\s{0,2}:?\s{0,2}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
+_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?\W{0,6}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
                      r"(?:\.\d)?)")
 _LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
 

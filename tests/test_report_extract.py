@@ -1,0 +1,107 @@
+"""The report reader's extractors, one shape each, on real lines from the corpus (tests/data/reports; each case's
+source thread is in its case.json) — and the resolver's tier order."""
+
+from __future__ import annotations
+
+from envguard.reports import extract, parse_environments, parse_report
+from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.reports.resolve import assemble
+from envguard.reports.segment import split_environments
+
+
+def kinds(mentions: list[Mention]) -> dict[str, str]:
+    return {m.kind if m.kind != "package" else f"package:{m.key}": m.value for m in mentions}
+
+
+def test_collect_env_fields_are_tool_output() -> None:
+    # 107-win11-torch222-cpu-build-rtx4080-laptop
+    lines = ["PyTorch version: 2.2.2", "CUDA used to build PyTorch: Could not collect",
+             "GPU models and configuration: GPU 0: NVIDIA GeForce RTX 4080 Laptop GPU", "Nvidia driver version: 551.86"]
+    found = list(extract.fields(lines, 0))
+    assert kinds(found) == {"torch": "2.2.2", "torch_cuda_none": "Could not collect",
+                            "gpu": "NVIDIA GeForce RTX 4080 Laptop GPU", "driver": "551.86"}
+    assert {m.tier for m in found} == {TOOL}
+    assert found[0].source == "report line 1: collect_env: PyTorch version"
+
+
+def test_issue_form_headers_are_fields() -> None:
+    # 240-wsl2-tf211-cuda120-looks-for-cuda11-libs
+    lines = ["### Tensorflow Version", "", "v2.11.0-rc2-17-gd5b57ca93e5 2.11.0", "### CUDA/cuDNN version", "", "12.0"]
+    found = list(extract.fields(lines, 0))
+    assert [(m.kind, m.value, m.tier) for m in found] == [("tf", "2.11.0", FIELD), ("system_cuda", "12.0", FIELD)]
+
+
+def test_package_listings() -> None:
+    # 107 ([pip3] lines), 157 (conda list row with a CUDA build string), 119 (pip show)
+    lines = ["[pip3] torch==2.2.2", "pytorch                   1.3.1           cuda100py37h53c1284_0",
+             "Name: torch", "Version: 2.7.0+cpu"]
+    found = list(extract.packages(lines, 0))
+    assert [(m.key, m.value) for m in found if m.kind == "package"] == [
+        ("torch", "2.2.2"), ("pytorch", "1.3.1"), ("torch", "2.7.0+cpu")]
+    assert [(m.kind, m.value) for m in found if m.kind == "torch_cuda"] == [("torch_cuda", "10.0")]
+
+
+def test_banners_commands_wheels_images_and_jetson() -> None:
+    lines = [
+        "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu",  # 007
+        "pip3 install ~/tensorflow-2.3.1-cp36-cp36m-linux_aarch64.whl",  # 218
+        "`docker run --gpus all nvidia/cuda:10.1-base-ubuntu18.04 nvidia-smi` => OK",  # 212
+        "FROM pytorch/pytorch:2.2.0-cuda12.1-cudnn8-devel",
+        "I successfully install the torch on my jetson nano(Jetpack 4.4 [L4T 32.4.3])",  # 129
+        "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 (from versions: 2.0.0)",  # 120
+    ]
+    found = list(extract.messages_and_commands(lines, 0))
+    got = {(m.kind, m.key, m.value) for m in found}
+    assert {("python", "", "3.10.11"), ("package", "torch", "2.1.0+cpu")} <= got
+    assert {("package", "tensorflow", "2.3.1"), ("python", "", "3.6"), ("wheel_platform", "", "linux_aarch64")} <= got
+    assert ("image_cuda", "", "10.1") in got
+    assert {("package", "torch", "2.2.0"), ("torch_cuda", "", "12.1")} <= got
+    assert ("jetpack", "", "4.4") in got
+    assert ("requested", "torch", "1.13.1") in got
+    assert {m.tier for m in found} <= {MESSAGE, FIELD, TOOL}
+
+
+def test_prose_reads_sentences_but_not_hedges() -> None:
+    # 019-k40m-sm35-torch13-conda
+    found = list(extract.prose(["I am using a Tesla K40m, installed pytorch 1.3 with conda, using CUDA 10.1"], 0))
+    assert kinds(found) == {"torch_prose": "1.3", "cuda_text": "10.1", "gpu": "Tesla K40m"}
+    assert {m.tier for m in found} == {PROSE}
+    # a statement about wheels is not the user's Python; a condition is not a fact (constructed)
+    assert list(extract.prose(["Python 3.10 has no wheels for this release."], 0)) == []
+    assert list(extract.prose(["If you use CUDA 12.1 it would work."], 0)) == []
+
+
+def test_message_groups_become_facts() -> None:
+    facts = list(extract.from_signature("torch-driver-too-old", "driver-too-old", {"found": "11040"}, 3))
+    assert [(m.kind, m.value, m.line) for m in facts] == [("driver_cuda", "11.4", 3)]
+    cudnn = list(extract.from_signature("torch-cudnn", "cudnn-mismatch", {"compiled": "(8, 3, 2)", "runtime": "x",
+                                                                          "loaded": "8005"}, 1))
+    assert {(m.kind, m.value) for m in cudnn} == {("cudnn_compiled", "8.3.2"), ("cudnn", "8.0.5")}
+    sm = list(extract.from_signature("torch-arch", "arch-unsupported", {"sm": "sm_120", "gpu": "RTX 5090"}, 1))
+    assert {(m.kind, m.value) for m in sm} == {("gpu_cc", "12.0"), ("gpu", "RTX 5090")}
+
+
+def test_the_stronger_tier_wins_and_disagreement_is_a_note() -> None:
+    mentions = [Mention("driver", "470.82.01", 9, PROSE, "text"), Mention("driver", "535.104.05", 2, TOOL, "t")]
+    snapshot, notes = assemble(mentions, (), "r")
+    assert snapshot.driver.version == "535.104.05"  # type: ignore[union-attr]
+    assert len(notes) == 1 and "the stronger source" in notes[0]
+
+
+def test_a_report_of_two_environments_is_split() -> None:
+    one = ["Collecting environment information...", "PyTorch version: 2.3.1+cu121"]
+    two = ["Collecting environment information...", "PyTorch version: 2.1.2+cu121"]
+    parts = split_environments(["it works here:", *one, "and fails here:", *two])
+    assert [(p.start, p.end) for p in parts] == [(0, 4), (4, 6)]
+    envs = parse_environments("\n".join(["it works here:", *one, "and fails here:", *two]), "two")
+    assert [e.snapshot.framework("torch").version for e in envs] == ["2.3.1+cu121", "2.1.2+cu121"]  # type: ignore[union-attr]
+    assert all("2 environments" in e.notes[0] for e in envs)
+    # the same version twice is one environment
+    assert len(split_environments([*one, *one])) == 1
+
+
+def test_every_line_reaches_the_catalogue() -> None:
+    """A classic message without "error"/"failed" in it (issue 14, class 1)."""
+    text = "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.\nTF 2.4.1 on Ubuntu 20.04\n"
+    snapshot, _ = parse_report(text, "msg")
+    assert snapshot.observed_errors and "Loaded runtime CuDNN library" in snapshot.observed_errors[0]
