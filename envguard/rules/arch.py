@@ -8,7 +8,7 @@ from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, ev, gpu_cc, pip_install_torch, series, torch_variant, version
-from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
+from envguard.snapshot import FrameworkBuild, GpuInfo, RuntimeReport, Snapshot
 
 
 class ArchRule:
@@ -27,6 +27,10 @@ class ArchRule:
                 continue
             arch = self._arch_list(build, matrices)
             if arch is None:
+                limited = list(self._toolkit_limit(build, gpus, matrices))
+                if limited:
+                    yield from limited
+                    continue
                 names = ", ".join(sorted({g.name for g in gpus}))
                 yield Finding(
                     "unknown-version", Severity.INFO,
@@ -53,6 +57,41 @@ class ArchRule:
                     self._fix(build, cc, matrices),
                     reference, build.name,
                 )
+
+    def _toolkit_limit(self, build: FrameworkBuild, gpus: list[GpuInfo], matrices: Matrices) -> Iterator[Finding]:
+        """Without the build's arch list, its CUDA still bounds it: a torch built with a CUDA older than the first
+        toolkit that compiles for a GPU's compute-capability major has no kernels of that major (torch's own
+        _check_cubins then calls the GPU incompatible); one built with a CUDA newer than the last toolkit that
+        compiles for the GPU's architecture has none for it either."""
+        need = version(build.cuda)
+        if build.name != "torch" or need is None:
+            return
+        for gpu in gpus:
+            cc, cc_source = gpu_cc(gpu, matrices)
+            row = matrices.gpu_arch.arch(cc) if cc else None
+            if cc is None or row is None:
+                continue
+            major = cc.split(".")[0]
+            firsts = [a.first_cuda for a in matrices.gpu_arch.archs
+                      if a.cc.split(".")[0] == major and a.first_cuda is not None]
+            first = min(firsts) if firsts else None
+            last = row.last_cuda
+            if first is not None and (need.major, need.minor) < (first.major, first.minor):
+                why = (f"CUDA {build.cuda} predates compute capability {major}.x (the first toolkit that compiles "
+                       f"for it is CUDA {first})")
+            elif last is not None and (need.major, need.minor) > (last.major, last.minor):
+                why = f"CUDA {build.cuda} no longer compiles for compute capability {cc} (the last toolkit was {last})"
+            else:
+                continue
+            yield Finding(
+                "arch-unsupported", Severity.ERROR,
+                f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in {build.name} "
+                f"{build.version}: {why}.",
+                (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source), build_evidence(build),
+                 ev("toolkit support", f"first CUDA {row.first_cuda or '?'}, last {row.last_cuda or 'current'}",
+                    f"gpu-arch.toml {cc}")),
+                self._fix(build, cc, matrices), row.prov.source, build.name,
+            )
 
     @staticmethod
     def _arch_list(
