@@ -89,15 +89,26 @@ def test_the_stronger_tier_wins_and_disagreement_is_a_note() -> None:
 
 
 def test_a_report_of_two_environments_is_split() -> None:
-    one = ["Collecting environment information...", "PyTorch version: 2.3.1+cu121"]
+    one = ["Collecting environment information...", "PyTorch version: 2.3.1+cu121", "GPU models and configuration: "
+           "GPU 0: Tesla T4"]
     two = ["Collecting environment information...", "PyTorch version: 2.1.2+cu121"]
-    parts = split_environments(["it works here:", *one, "and fails here:", *two])
-    assert [(p.start, p.end) for p in parts] == [(0, 4), (4, 6)]
     envs = parse_environments("\n".join(["it works here:", *one, "and fails here:", *two]), "two")
     assert [e.snapshot.framework("torch").version for e in envs] == ["2.3.1+cu121", "2.1.2+cu121"]  # type: ignore[union-attr]
     assert all("2 environments" in e.notes[0] for e in envs)
-    # the same version twice is one environment
-    assert len(split_environments([*one, *one])) == 1
+    assert envs[1].label == "environment 2 of 2 (torch 2.1.2+cu121; report lines 7-7)"
+    # the machine is shared: the second part names no GPU, the first part's GPU counts there too
+    assert [g.name for g in envs[1].snapshot.gpu_list()] == ["Tesla T4"]
+    # conda rows of two environments (157-conda-env2-pytorch140-cpuonly-vs-env1-cuda100), and the same version
+    # stated again belongs to the first environment
+    rows = ["pytorch                   1.3.1           cuda100py37h53c1284_0",
+            "pytorch                   1.4.0               py3.7_cpu_0  [cpuonly]  pytorch",
+            "PyTorch version: 1.3.1"]
+    mentions = [m for extractor in (extract.packages, extract.fields) for m in extractor(rows, 0)]
+    parts = split_environments(3, mentions)
+    assert [(p.key, p.ranges) for p in parts] == [("torch 1.3.1", ((0, 1), (2, 3))), ("torch 1.4.0", ((1, 2),))]
+    # one version, stated twice, is one environment
+    assert len(split_environments(3, [Mention("torch", "2.1.0", 1, TOOL, "t"), Mention("torch", "2.1.0", 3, TOOL,
+                                                                                       "t")])) == 1
 
 
 def test_every_line_reaches_the_catalogue() -> None:

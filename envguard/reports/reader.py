@@ -9,13 +9,13 @@ and each part is read on its own.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from envguard.errors import SnapshotError
 from envguard.reports import extract
-from envguard.reports.mentions import Mention
+from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import NOT_REPORTED, assemble
-from envguard.reports.segment import MAX_LINE_CHARS, Environment, normalize_report, split_environments
+from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
 from envguard.snapshot import Snapshot, Unavailable
 
 __all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_report", "parse_environments",
@@ -23,6 +23,9 @@ __all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_rep
 
 #: Largest report envguard reads (a real one is a few kB; logs can be longer).
 MAX_REPORT_CHARS = 4 << 20
+#: Facts of the machine rather than of one software environment (shared between the parts of a report).
+MACHINE_KINDS = frozenset({"gpu", "gpu_cc", "driver", "driver_cuda", "kernel_module", "driver_package", "os",
+                           "platform", "libc", "jetpack", "l4t"})
 #: Error lines kept in a snapshot (the catalogue sees every line; only matching ones are kept).
 MAX_ERROR_LINES = 200
 
@@ -63,12 +66,25 @@ def parse_environments(text: str, name: str = "<report>", signatures: object | N
     lines = normalize_report(text)
     errors_matrix = signatures if signatures is not None else _catalogue()
     matched = _messages(lines, errors_matrix)
-    parts = split_environments(lines)
+    mentions: list[Mention] = []
+    for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
+                      extract.prose):
+        mentions.extend(extractor(lines, 0))
+    for _index, _line, facts in matched:
+        mentions.extend(facts)
+    parts = split_environments(len(lines), mentions)
     out = []
     for env in parts:
-        mentions, errors = _read(lines, env, matched)
-        snapshot, notes = assemble(mentions, errors, name if len(parts) == 1 else f"{name}, {env.label(len(parts))}")
-        out.append(ReadEnvironment(snapshot, tuple(notes), env.label(len(parts)) if len(parts) > 1 else ""))
+        own = [m for m in mentions if env.holds(m.line)]
+        if len(parts) > 1:
+            # NOTE: the machine is usually the same in "works with A, fails with B": its facts stated elsewhere
+            # in the report count here too, one tier weaker than this part's own.
+            own += [replace(m, tier=m.tier - 1) for m in mentions
+                    if m.kind in MACHINE_KINDS and not env.holds(m.line) and m.tier > PROSE]
+        errors = [line for index, line, _facts in matched if env.holds(index + 1)][:MAX_ERROR_LINES]
+        label = env.label(len(parts)) if len(parts) > 1 else ""
+        snapshot, notes = assemble(own, errors, f"{name}, {label}" if label else name)
+        out.append(ReadEnvironment(snapshot, tuple(notes), label))
     readable = [e for e in out if _has_facts(e.snapshot)]
     if not readable:
         raise SnapshotError(f"{name}: no environment facts found (expected collect_env output, a TensorFlow "
@@ -103,22 +119,6 @@ def _messages(lines: list[str], errors_matrix: object) -> list[tuple[int, str, l
         facts = list(extract.from_signature(found.signature.id, found.signature.code, dict(found.groups), index + 1))
         out.append((index, lines[index].strip()[:500], facts))
     return out
-
-
-def _read(lines: list[str], env: Environment, matched: list[tuple[int, str, list[Mention]]],
-          ) -> tuple[list[Mention], list[str]]:
-    part = lines[env.start:env.end]
-    mentions: list[Mention] = []
-    for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose):
-        mentions.extend(extractor(part, env.start))
-    errors: list[str] = []
-    for index, line, facts in matched:
-        if env.start <= index < env.end:
-            mentions.extend(facts)
-            if len(errors) < MAX_ERROR_LINES:
-                errors.append(line)
-    return mentions, errors
 
 
 def _from_json(text: str, name: str) -> Snapshot | None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
+from envguard.reports.mentions import MESSAGE, Mention
 
 #: Longest line envguard matches patterns against (a log line can be megabytes; the facts are near its start).
 MAX_LINE_CHARS = 4000
@@ -29,48 +30,61 @@ def normalize_report(text: str) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Environment:
-    """A part of a report that describes one environment: lines ``start``..``end`` (0-based, end exclusive)."""
+    """A part of a report that describes one environment: its line ranges (0-based, end exclusive)."""
 
     index: int
-    start: int
-    end: int
+    ranges: tuple[tuple[int, int], ...]
+    #: What tells it apart ("torch 2.3.1+cu121"), "" for a report of one environment.
+    key: str = ""
+
+    def holds(self, line: int) -> bool:
+        """Whether report line ``line`` (1-based) belongs here."""
+        return any(a < line <= b for a, b in self.ranges)
 
     def label(self, count: int) -> str:
-        return f"environment {self.index + 1} of {count} (report lines {self.start + 1}-{self.end})"
+        spans = ", ".join(f"{a + 1}-{b}" for a, b in self.ranges)
+        return f"environment {self.index + 1} of {count} ({self.key}; report lines {spans})"
 
 
-#: Lines that open the description of one whole environment: collect_env's first lines, an ultralytics/YOLO
-#: banner, jax.print_environment_info()'s first line, TensorFlow's env-capture header.
-_ANCHOR = re.compile(
-    r"^\s*(?:Collecting environment information|PyTorch version:\s*\S"
-    r"|(?:Ultralytics\s+)?YOLOv?\d+\S*\s+\S+\s+Python-\d|jax:\s+\d+\.\d+|== tensorflow import ==)",
-)
-#: The facts that tell two environments apart.
-_DISTINCT = re.compile(r"PyTorch version:\s*(\S+)|torch-(\d\S*)|jax:\s+(\S+)|tf\.version\.VERSION\s*=?\s*(\S+)")
+#: Mention kinds that name the framework build an environment is about (a second, different value of one of
+#: them in a later part of the report is a second environment: "works with A, fails with B", before/after).
+_KEY_KINDS = ("torch", "tf")
+_KEY_PACKAGES = ("torch", "pytorch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "jaxlib", "paddlepaddle-gpu",
+                 "paddlepaddle")
 
 
-def split_environments(lines: list[str]) -> list[Environment]:
-    """One Environment per anchor when the anchors name different versions; otherwise the whole report.
+def split_environments(count: int, mentions: list[Mention]) -> list[Environment]:
+    """Environments of a report of ``count`` lines, told apart by the framework versions its tool output, fields
+    and banners state. Lines before the first such statement belong to the first environment; parts that state
+    the same version again belong to the same environment."""
+    keys: list[tuple[int, str]] = []
+    for m in sorted(mentions, key=lambda m: m.line):
+        if m.tier < MESSAGE:
+            continue
+        if m.kind in _KEY_KINDS or (m.kind == "package" and m.key in _KEY_PACKAGES):
+            name = {"tf": "tensorflow", "pytorch": "torch"}.get(m.key or m.kind, m.key or m.kind)
+            keys.append((m.line, f"{name.split('-')[0]} {m.value}"))
+    by_framework: dict[str, list[tuple[int, str]]] = {}
+    for line, key in keys:
+        by_framework.setdefault(key.split()[0], []).append((line, key))
+    chosen = next((runs for runs in by_framework.values() if len({k.split("+")[0] for _l, k in runs}) > 1), None)
+    if chosen is None:
+        return [Environment(0, ((0, count),))]
+    starts: list[tuple[int, str]] = []
+    for line, key in chosen:
+        if not starts or _same(starts[-1][1], key) is False:
+            starts.append((line - 1, key))
+    values: list[str] = []
+    for _line, key in starts:
+        if not any(_same(v, key) for v in values):
+            values.append(key)
+    bounds = [0] + [line for line, _k in starts[1:]] + [count]
+    ranges: dict[str, list[tuple[int, int]]] = {v: [] for v in values}
+    for i, (_line, key) in enumerate(starts):
+        home = next(v for v in values if _same(v, key))
+        ranges[home].append((bounds[i], bounds[i + 1]))
+    return [Environment(i, tuple(ranges[v]), v) for i, v in enumerate(values)]
 
-    The lines before the first anchor (the prose around the pastes) belong to the first environment.
-    """
-    anchors: list[int] = []
-    for i, line in enumerate(lines):
-        if _ANCHOR.match(line) and not (anchors and i - anchors[-1] <= 3 and "PyTorch version" in line):
-            anchors.append(i)
-    if len(anchors) < 2:
-        return [Environment(0, 0, len(lines))]
-    bounds = [0, *anchors[1:], len(lines)]
-    parts = [Environment(i, bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
-    seen = [_versions(lines[p.start:p.end]) for p in parts]
-    if len({v for v in seen if v}) < 2:
-        return [Environment(0, 0, len(lines))]
-    return parts
 
-
-def _versions(lines: list[str]) -> str:
-    for line in lines:
-        found = _DISTINCT.search(line)
-        if found:
-            return next(g for g in found.groups() if g)
-    return ""
+def _same(a: str, b: str) -> bool:
+    return a.split("+", maxsplit=1)[0] == b.split("+", maxsplit=1)[0]
