@@ -57,6 +57,38 @@ def test_every_row_is_sourced_and_well_formed(errors: ErrorsMatrix) -> None:
         assert all(part.startswith("https://") for part in sig.prov.source.split(" ; ")), sig.id
 
 
+#: The named groups the report reader turns into facts (matrices/errors.toml header), and the shape
+#: each value must have in the real lines below.
+GROUP_SHAPES = {
+    "gpu": r"\S(?:.*\S)?",
+    "cc": r"\d{1,2}\.\d",
+    "min_cc": r"\d{1,2}\.\d",
+    "sm": r"sm_\d{2,3}",
+    "archs": r"(?:(?:sm|compute)_)?\d{2,3}a?(?: (?:(?:sm|compute)_)?\d{2,3}a?)*",
+    "driver": r"\d{2,3}\.\d{1,3}(?:\.\d{1,3})?",
+    "found": r"\d{4,6}",
+    "driver_cuda": r"\d{1,2}\.\d{1,2}",
+    "cuda": r"\d{1,2}\.\d{1,2}",
+    "required_cuda": r"\d{1,2}\.\d{1,2}",
+    "cudnn_loaded": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
+    "cudnn_compiled": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
+    "nccl": r"2\.\d{1,2}\.\d{1,2}",
+    "torch": r"\d+\.\d+(?:\.\d+)?(?:[a-z0-9.+]*)",
+    "tensorflow": r"\d+\.\d+(?:\.\d+)?",
+    "jax": r"\d+\.\d+(?:\.\d+)*",
+    "jaxlib": r"\d+\.\d+(?:\.\d+)*(?:[\w.+]*)",
+    "paddle": r"\d+\.\d+(?:\.\d+)*",
+    "python": r"3\.\d{1,2}(?:\.\d{1,2})?",
+    "lib": r"[\w.+-]+",
+    "symbol": r"\w+",
+}
+
+
+def test_named_groups_use_the_facts_vocabulary(errors: ErrorsMatrix) -> None:
+    for sig in errors.signatures:
+        assert set(sig.pattern.groupindex) <= set(GROUP_SHAPES), (sig.id, sorted(sig.pattern.groupindex))
+
+
 def test_patterns_are_not_trivially_broad(errors: ErrorsMatrix) -> None:
     for sig in errors.signatures:
         for text in ("", "error", "Error: something failed", "CUDA", "cuDNN", "NCCL", "nvidia-smi"):
@@ -653,12 +685,42 @@ LINES: list[tuple[str, Expected]] = [
     # SYSTRAN/faster-whisper#653
     ('RuntimeError: CUDA failed with error forward compatibility was attempted on non supported HW',
      {'cuda-forward-compat-unsupported-hw': {}}),
+    # pop-os/pop#3363 (title)
+    ('nvidia error "GPU has fallen off the bus"',
+     {'nvrm-gpu-fallen-off-bus': {}}),
+    # google-deepmind/torax#1369
+    (('E0717 16:01:55.259267 139621858914112 xla_bridge.py:647] Jax plugin configuration error: Exception when'
+      ' calling jax_plugins.xla_cuda12.initialize()'),
+     {'jax-plugin-initialize-failed': {}}),
+    # epaillas/acm#152 (a CPU node)
+    (('ERROR:2026-01-30 07:41:46,407:jax._src.xla_bridge:477: Jax plugin configuration error: Exception when'
+      ' calling jax_plugins.xla_cuda12.initialize()'),
+     {'jax-plugin-initialize-failed': {}}),
+    # epaillas/acm#152
+    ('RuntimeError: jaxlib/cuda/versions_helpers.cc:113: operation cuInit(0) failed: CUDA_ERROR_NO_DEVICE',
+     {'tf-cuinit-no-device': {}}),
+    # tensorflow/tensorflow#58681 (quoting TensorFlow's install guide)
+    ("> > Can't find libdevice directory ${CUDA_DIR}/nvvm/libdevice.",
+     {'xla-libdevice-or-ptxas-not-found': {}}),
+    # XingangPan/DragGAN#46
+    ("(nvcc fatal   : Unsupported gpu architecture 'compute_86'",
+     {'nvcc-unsupported-gpu-architecture': {}}),
+    # GeekAlexis/FastMOT#264
+    ("nvcc fatal   : Unsupported gpu architecture 'compute_86'",
+     {'nvcc-unsupported-gpu-architecture': {}}),
 ]
 
 
 @pytest.mark.parametrize(("line", "expected"), LINES, ids=[f"{next(iter(e))}-{i}" for i, (_, e) in enumerate(LINES)])
 def test_real_line_matches_expected_signatures(errors: ErrorsMatrix, line: str, expected: Expected) -> None:
     assert _found(errors, line) == expected
+
+
+def test_group_values_have_the_vocabulary_shape() -> None:
+    for line, expected in LINES:
+        for groups in expected.values():
+            for name, value in groups.items():
+                assert re.fullmatch(GROUP_SHAPES[name], value), (name, value, line[:60])
 
 
 def test_every_signature_has_a_real_line_here(errors: ErrorsMatrix) -> None:
