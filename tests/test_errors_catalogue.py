@@ -70,6 +70,7 @@ GROUP_SHAPES = {
     "driver_cuda": r"\d{1,2}\.\d{1,2}",
     "cuda": r"\d{1,2}\.\d{1,2}",
     "required_cuda": r"\d{1,2}\.\d{1,2}",
+    "required_driver": r"\d{3}\.\d{1,3}(?:\.\d{1,3})?",
     "cudnn_loaded": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
     "cudnn_compiled": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
     "nccl": r"2\.\d{1,2}\.\d{1,2}",
@@ -708,6 +709,9 @@ LINES: list[tuple[str, Expected]] = [
     # GeekAlexis/FastMOT#264
     ("nvcc fatal   : Unsupported gpu architecture 'compute_86'",
      {'nvcc-unsupported-gpu-architecture': {}}),
+    # NVIDIA/TensorRT#1160 (the same message as NVIDIA/nvidia-docker#1479)
+    ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but",
+     {'ngc-container-driver-too-old': {'required_driver': '450.51'}}),
 ]
 
 

@@ -448,6 +448,7 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
 GROUP_KINDS = {
     "gpu": "gpu", "cc": "gpu_cc", "sm": "gpu_sm", "driver": "driver", "found": "driver_cuda_int",
     "driver_cuda": "driver_cuda", "cuda": "cuda_text", "required_cuda": "image_cuda",
+    "required_driver": "image_driver",
     "cudnn_loaded": "cudnn", "loaded": "cudnn", "cudnn_compiled": "cudnn_compiled", "compiled": "cudnn_compiled",
     "nccl": "nccl", "torch": "torch_message", "tensorflow": "tf_message", "jax": "package:jax",
     "jaxlib": "package:jaxlib", "paddle": "package:paddlepaddle", "python": "python",
