@@ -707,7 +707,7 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
     from envguard.fingerprints import fingerprint_of
     from envguard.lock.spec import LOCK_JSON
     from envguard.preflight import PreflightResult as _Result
-    from envguard.preflight import StepOutcome, fits, plan_steps
+    from envguard.preflight import StepOutcome, fits, node_name, plan_steps
     from envguard.smoke import DistOptions, select_cases
 
     environ = dict(os.environ if env is None else env)
@@ -741,7 +741,7 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
         steps.append(StepOutcome(step, "ran", "", time.monotonic() - t0))
     if fingerprint is None and report is not None:
         fingerprint = fingerprint_of(report.snapshot)
-    return _Result(node=socket.gethostname(), steps=tuple(steps), report=report, verify=verify_result, smoke=run,
+    return _Result(node=node_name(environ, socket.gethostname()), steps=tuple(steps), report=report, verify=verify_result, smoke=run,
                    fingerprint=fingerprint, fail_on=Severity.parse(options.fail_on),
                    wall_s=time.monotonic() - start)
 
@@ -791,20 +791,21 @@ if TYPE_CHECKING:
 
 
 def fleet_report(directory: str, *, perf_threshold: float | None = None) -> FleetReport:
-    """Read every ``*.json`` result in ``directory`` and its immediate subfolders, and analyse the fleet.
+    """Read every ``*.json`` result in ``directory``, its immediate subfolders and their ``ddp/`` folders (see
+    fleet.result_paths), and analyse the fleet.
 
     A bad file is a problem entry in the report, never an error; an empty folder is a report without nodes.
 
     :raises InputError: when ``directory`` is not a folder or cannot be listed.
     """
-    from envguard.fleet import DEFAULT_PERF_THRESHOLD, Problem, analyse, read_results
+    from envguard.fleet import DEFAULT_PERF_THRESHOLD, Problem, analyse, read_results, result_paths
 
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{directory} is not a folder (give the folder that holds the nodes' JSON results)")
     threshold = DEFAULT_PERF_THRESHOLD if perf_threshold is None else perf_threshold
     try:
-        paths = sorted(p for p in {*root.glob("*.json"), *root.glob("*/*.json")} if p.is_file())
+        paths = result_paths(root)
     except OSError as exc:
         raise InputError(f"cannot list {directory}: {exc.strerror or exc}") from None
     if not paths:

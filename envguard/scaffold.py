@@ -178,7 +178,8 @@ def check_fleet(kind: str, options: FleetOptions) -> FleetOptions:
     if kind not in FLEET_FILES:
         raise InputError(f"unknown fleet kind {kind!r} (choose from {', '.join(FLEET_FILES)})")
     _check_range(options.nodes, 1, MAX_NODES, "--nodes")
-    _check_range(options.gpus_per_node, 1, MAX_GPUS_PER_NODE, "--gpus-per-node")
+    # NOTE: 0 targets CPU nodes (a CPU fleet, a test cluster): no GPU request, a one-rank-per-node gloo DDP smoke.
+    _check_range(options.gpus_per_node, 0, MAX_GPUS_PER_NODE, "--gpus-per-node")
     _check_range(options.rdzv_port, 1024, 65535, "--rdzv-port")
     _check_common(options.python, options.lock, options.smoke_level)
     time_seconds(options.time)
@@ -306,10 +307,19 @@ def _fleet_argv(kind: str, o: FleetOptions) -> list[str]:
     return argv
 
 
+def _ddp_args(o: FleetOptions) -> dict[str, str]:
+    """The DDP smoke's level (the preflight smoke's, at least 1), device and ranks per node: one rank per GPU,
+    or one gloo rank on the CPU of a CPU node."""
+    level = str(max(1, o.smoke_level))
+    if o.gpus_per_node:
+        return {"ddp_level": level, "device_args": "", "nproc_per_node": str(o.gpus_per_node)}
+    return {"ddp_level": level, "device_args": "--device cpu ", "nproc_per_node": "1"}
+
+
 def render_slurm(o: FleetOptions) -> ScaffoldFile:
     """An sbatch script: preflight on every node (srun, one task per node), a multi-node DDP smoke, a report."""
-    directives = [f"--job-name={o.job_name}", f"--nodes={o.nodes}", "--ntasks-per-node=1",
-                  f"--gpus-per-node={o.gpus_per_node}", f"--time={o.time}"]
+    gpus = [f"--gpus-per-node={o.gpus_per_node}"] if o.gpus_per_node else []
+    directives = [f"--job-name={o.job_name}", f"--nodes={o.nodes}", "--ntasks-per-node=1", *gpus, f"--time={o.time}"]
     if o.partition is not None:
         directives.append(f"--partition={o.partition}")
     directives.append(f"--output={o.job_name}-%j.out")
@@ -317,9 +327,23 @@ def render_slurm(o: FleetOptions) -> ScaffoldFile:
         header=_header("a Slurm batch script (`envguard init fleet --slurm`)", _fleet_argv("slurm", o)),
         directives="\n".join(f"#SBATCH {d}" for d in directives), path=FLEET_FILES["slurm"],
         preflight_args=_preflight_args(o.python, o.lock, o.smoke_level), python_args=_python_args(o.python),
-        gpus_per_node=o.gpus_per_node, rdzv_port=o.rdzv_port,
+        srun_gpus="".join(f" {g}" for g in gpus), **_ddp_args(o), rdzv_port=o.rdzv_port,
     )
     return ScaffoldFile(FLEET_FILES["slurm"], text)
+
+
+# NOTE: spliced into k8s-preflight.yaml.tmpl only when GPUs are requested (a CPU fleet asks for none).
+_K8S_GPU_TOLERATIONS = """\
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+"""
+_K8S_GPU_RESOURCES = """\
+          resources:
+            limits:
+              nvidia.com/gpu: {gpus}
+"""
 
 
 def render_kubernetes(o: FleetOptions) -> ScaffoldFile:
@@ -331,7 +355,9 @@ def render_kubernetes(o: FleetOptions) -> ScaffoldFile:
         header=_header("Kubernetes manifests (`envguard init fleet --kubernetes`)", _fleet_argv("kubernetes", o)),
         path=FLEET_FILES["kubernetes"], name=o.job_name, kubectl_ns=ns_flag,
         namespace_line=f"  namespace: {o.namespace}\n" if o.namespace is not None else "",
-        nodes=o.nodes, gpus_per_node=o.gpus_per_node, image=_quoted(o.image), rdzv_port=o.rdzv_port,
+        nodes=o.nodes, image=_quoted(o.image), rdzv_port=o.rdzv_port, **_ddp_args(o),
+        gpu_tolerations=_K8S_GPU_TOLERATIONS if o.gpus_per_node else "",
+        gpu_resources=_K8S_GPU_RESOURCES.format(gpus=o.gpus_per_node) if o.gpus_per_node else "",
         deadline_s=time_seconds(o.time), preflight_args=_preflight_args(o.python, o.lock, o.smoke_level),
         python_args=_python_args(o.python),
     )
