@@ -741,7 +741,8 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
         steps.append(StepOutcome(step, "ran", "", time.monotonic() - t0))
     if fingerprint is None and report is not None:
         fingerprint = fingerprint_of(report.snapshot)
-    return _Result(node=node_name(environ, socket.gethostname()), steps=tuple(steps), report=report, verify=verify_result, smoke=run,
+    return _Result(node=node_name(environ, socket.gethostname()), steps=tuple(steps), report=report,
+                   verify=verify_result, smoke=run,
                    fingerprint=fingerprint, fail_on=Severity.parse(options.fail_on),
                    wall_s=time.monotonic() - start)
 

@@ -261,7 +261,7 @@ def _load(path: Path) -> Any:
 
 def _is_ddp(path: Path, root: Path | None) -> bool:
     """``<node>/ddp/<file>``: a node's part of the multi-node DDP smoke."""
-    return path.parent.name == DDP_FOLDER and path.parent != root and path.parent.parent != root
+    return path.parent.name == DDP_FOLDER and root not in (path.parent, path.parent.parent)
 
 
 def _default_name(path: Path, root: Path | None) -> str:
@@ -721,7 +721,7 @@ def analyse(results: Sequence[NodeResult], problems: Sequence[Problem] = (), *,
         outliers.extend(odd)
     # NOTE: one DDP run trains one model: every node that finished it holds the same weights.
     weights = {n.node: w for n in nodes if n.ddp is not None and n.ddp.status == "passed" and (w := n.ddp.weights)}
-    majority["ddp"], odd = _fact_outliers("ddp", "DDP weights digest", {k: v[:16] for k, v in weights.items()})
+    _weights, odd = _fact_outliers("ddp", "DDP weights digest", {k: v[:16] for k, v in weights.items()})
     outliers.extend(odd)
     perf, metric, slow = _perf(nodes, perf_threshold)
     outliers.extend(slow)

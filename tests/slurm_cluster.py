@@ -15,7 +15,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,7 +142,7 @@ class SlurmCluster:
         self._spawn("munged", self._which("munged"), "--foreground", "--force", f"--socket={munge}/munge.socket",
                     f"--key-file={key}", f"--pid-file={munge}/munged.pid", f"--log-file={self.root}/log/munged.log",
                     f"--seed-file={munge}/munged.seed")
-        self._wait_for(lambda: (munge / "munge.socket").exists(), "munged created no socket", "munged")
+        self._wait_for((munge / "munge.socket").exists, "munged created no socket", "munged")
         self._spawn("slurmctld", self._which("slurmctld"), "-D", "-i", "-f", str(self.conf))
         for name in self.names:
             self._spawn(f"slurmd-{name}", self._which("slurmd"), "-D", "-N", name, "-f", str(self.conf))
@@ -161,8 +161,7 @@ class SlurmCluster:
         states = dict(line.split() for line in result.stdout.splitlines() if len(line.split()) == 2)
         return result.returncode == 0 and all(states.get(n) == "idle" for n in self.names)
 
-    def _wait_for(self, ready: object, what: str, daemon: str | None) -> None:
-        assert callable(ready)
+    def _wait_for(self, ready: Callable[[], bool], what: str, daemon: str | None) -> None:
         end = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < end:
             if ready():

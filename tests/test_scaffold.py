@@ -178,19 +178,33 @@ def test_sbatch_runs_preflight_per_node_then_a_multinode_ddp_smoke_then_the_repo
     sruns = [i for i, line in enumerate(lines) if line.startswith("srun ")]
     assert len(sruns) == 2 and all("--ntasks-per-node=1" in lines[i] for i in sruns)
     preflight, smoke = (" ".join(lines[i:i + 5]) for i in sruns)
-    # NOTE: $(hostname) and $SLURM_NODEID sit inside single quotes, so each node expands its own.
+    # NOTE: $SLURMD_NODENAME and $SLURM_NODEID sit inside single quotes, so each node expands its own; the
+    # Slurm node name, not the hostname, which several slurmd daemons on one host share.
     assert ("bash -c 'envguard preflight --lock lock/ --smoke-level 2 "
-            "--out \"results/${SLURM_JOB_ID}/$(hostname)\"'") in preflight
+            "--out \"results/${SLURM_JOB_ID}/${SLURMD_NODENAME}\"'") in preflight
+    assert "$(hostname)" not in text
     assert 'head_node=$(scontrol show hostnames "${SLURM_JOB_NODELIST}" | head -n1)' in lines
-    assert 'export ENVGUARD_RDZV_ENDPOINT="${head_node}:29500"' in lines
-    for part in ("envguard smoke --only ddp", '--nnodes "${SLURM_NNODES}"', '--node-rank "${SLURM_NODEID}"',
-                 "--nproc-per-node 4", '--rdzv-endpoint "${ENVGUARD_RDZV_ENDPOINT}"'):
+    # the rendezvous host is the head node's NodeAddr (a node name need not resolve), the name the fallback
+    assert ("head_addr=$(scontrol show node \"${head_node}\" -o 2>/dev/null | tr ' ' '\\n' "
+            "| sed -n 's/^NodeAddr=//p' | head -n1)") in lines
+    assert 'export ENVGUARD_RDZV_ENDPOINT="${head_addr:-${head_node}}:29500"' in lines
+    for part in ("envguard smoke --only ddp --level 2", '--nnodes "${SLURM_NNODES}"', '--node-rank "${SLURM_NODEID}"',
+                 "--nproc-per-node 4", '--rdzv-endpoint "${ENVGUARD_RDZV_ENDPOINT}"', "--gpus-per-node=4"):
         assert part in smoke
+    assert "--device cpu" not in smoke
     assert smoke.index("bash -c '") < smoke.index("${SLURM_NODEID}")
-    # NOTE: `fleet report DIR` reads DIR/*.json and DIR/*/*.json as node results; the DDP smoke's JSON sits a
-    # level deeper, so it is not taken for another node.
-    assert 'out="results/${SLURM_JOB_ID}/$(hostname)/ddp"' in smoke and '> "${out}/smoke.json"' in smoke
+    # NOTE: `fleet report DIR` reads DIR/<node>/ddp/*.json as that node's part of the DDP smoke.
+    assert 'out="results/${SLURM_JOB_ID}/${SLURMD_NODENAME}/ddp"' in smoke and '> "${out}/smoke.json"' in smoke
     assert 'envguard fleet report "${results}"' in lines
+
+
+def test_sbatch_for_cpu_nodes_requests_no_gpus() -> None:
+    text = _one(render_fleet("slurm", FleetOptions(nodes=2, gpus_per_node=0, smoke_level=0))).text
+    assert "--gpus-per-node" not in _sbatch_directives(text)
+    assert "gpus-per-node" not in text.split("#SBATCH --output")[1]  # neither srun asks for GPUs
+    assert "--gpus-per-node 0" in text  # the re-create command in the header
+    # one gloo rank per node on the CPU, at least level 1 (a preflight without a smoke still runs the DDP one)
+    assert "--only ddp --level 1 --device cpu --nnodes" in text and "--nproc-per-node 1 " in text
 
 
 @pytest.mark.slow
@@ -392,7 +406,7 @@ def test_bad_ci_options(options: CiOptions) -> None:
 
 
 @pytest.mark.parametrize(("kind", "options"), [
-    ("slurm", FleetOptions(nodes=0)), ("slurm", FleetOptions(nodes=5000)), ("slurm", FleetOptions(gpus_per_node=0)),
+    ("slurm", FleetOptions(nodes=0)), ("slurm", FleetOptions(nodes=5000)), ("slurm", FleetOptions(gpus_per_node=-1)),
     ("slurm", FleetOptions(gpus_per_node=65)), ("slurm", FleetOptions(partition="gpu;rm")),
     ("slurm", FleetOptions(partition="-x")), ("slurm", FleetOptions(time="forever")),
     ("slurm", FleetOptions(image="x:1")), ("slurm", FleetOptions(rdzv_port=80)),
@@ -515,7 +529,15 @@ exit 0
 """
 # srun: drop its own options, then run the command once as node 0 of the allocation.
 _FAKE_SRUN = '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\nSLURM_NODEID=0 exec "$@"\n'
-_FAKE_SCONTROL = '#!/bin/sh\necho "$*" >> "$FAKE_LOG"\nprintf "gpu-a01\\ngpu-a02\\n"\n'
+# scontrol: `show hostnames` expands the node list; `show node` answers like Slurm 22.05 (one line with -o).
+_FAKE_SCONTROL = r"""#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+case "$2" in
+  hostnames) printf "gpu-a01\ngpu-a02\n" ;;
+  node) [ -n "$FAKE_NODEADDR" ] &&
+        echo "NodeName=$3 Arch=x86_64 CoresPerSocket=8 NodeAddr=$FAKE_NODEADDR NodeHostName=$3 Version=22.05.8" ;;
+esac
+"""
 
 
 def _fake_bin(tmp_path: Path, **tools: str) -> Path:
@@ -528,26 +550,28 @@ def _fake_bin(tmp_path: Path, **tools: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preflight_rc", [0, 1])
-def test_sbatch_script_runs_each_step_with_the_node_values(tmp_path: Path, preflight_rc: int) -> None:
+@pytest.mark.parametrize(("preflight_rc", "nodeaddr"), [(0, "10.1.2.3"), (1, "")])
+def test_sbatch_script_runs_each_step_with_the_node_values(tmp_path: Path, preflight_rc: int, nodeaddr: str) -> None:
     bash = shutil.which("bash")
-    if bash is None or shutil.which("hostname") is None:
-        pytest.skip("no bash or hostname")
+    if bash is None:
+        pytest.skip("no bash")
     bin_dir = _fake_bin(tmp_path, envguard=_FAKE_ENVGUARD, srun=_FAKE_SRUN, scontrol=_FAKE_SCONTROL)
     script = tmp_path / "job.sbatch"
     script.write_text(_one(render_fleet("slurm", FleetOptions(nodes=2, gpus_per_node=4, lock="lock/"))).text)
     log = tmp_path / "log"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_LOG": str(log), "FAKE_PREFLIGHT_RC": str(preflight_rc),
-           "SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "gpu-a[01-02]", "SLURM_NNODES": "2"}
+           "FAKE_NODEADDR": nodeaddr, "SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "gpu-a[01-02]",
+           "SLURM_NNODES": "2", "SLURMD_NODENAME": "gpu-a01"}
     result = _subprocess.run((bash, str(script)), timeout=60, env=env, cwd=str(tmp_path))
     assert result.returncode == preflight_rc, result.stderr
-    host = _subprocess.run(("hostname",), timeout=10).stdout.strip()
+    host = "gpu-a01"
     calls = log.read_text().splitlines()
     assert calls == [
         f"envguard preflight --lock lock/ --smoke-level 1 --out results/42/{host}",
-        'show hostnames gpu-a[01-02]',
-        f"envguard smoke --only ddp --nnodes 2 --node-rank 0 --nproc-per-node 4 --rdzv-endpoint gpu-a01:29500 "
-        f"--junit results/42/{host}/ddp/junit.xml --force --format json",
+        "show hostnames gpu-a[01-02]",
+        "show node gpu-a01 -o",
+        f"envguard smoke --only ddp --level 1 --nnodes 2 --node-rank 0 --nproc-per-node 4 --rdzv-endpoint "
+        f"{nodeaddr or 'gpu-a01'}:29500 --junit results/42/{host}/ddp/junit.xml --force --format json",
         "envguard fleet report results/42",
     ]
     assert (tmp_path / "results" / "42" / host / "preflight.json").is_file()
@@ -573,7 +597,7 @@ def test_kubernetes_pod_script_prints_its_results_for_kubectl_logs(tmp_path: Pat
     out = tmp_path / "results" / "envguard-preflight-1"
     assert log.read_text().splitlines() == [
         f"envguard preflight --smoke-level 1 --out {out}",
-        "envguard smoke --only ddp --nnodes 3 --node-rank 1 --nproc-per-node 2 --rdzv-endpoint "
+        "envguard smoke --only ddp --level 1 --nnodes 3 --node-rank 1 --nproc-per-node 2 --rdzv-endpoint "
         f"envguard-preflight-0.envguard-preflight:29500 --junit {out}/ddp/junit.xml --force --format json",
     ]
     # The collection recipe in the manifest's header, applied to this log:
