@@ -33,9 +33,11 @@ FLEET_FILES: dict[str, str] = {
 #: The folder `envguard preflight` writes in CI (its own default).
 CI_RESULTS = "envguard-preflight"
 DEFAULT_RUNNER_LABELS = ("self-hosted", "linux", "gpu")
-# NOTE: the name "envguard" on the public package index belongs to an unrelated project; every file that
-# carries this command says so next to it, and `--install-cmd` replaces it.
-DEFAULT_INSTALL_CMD = "python3 -m pip install envguard"
+# NOTE: the name "envguard" on the public package index belongs to an unrelated project, so there is no fixed
+# default install command: `envguard init ci` derives it from where this envguard came from (ci_setup) or takes
+# --install-cmd, and every file that carries it says so next to it.
+#: An example for messages and docs, never rendered unasked.
+EXAMPLE_INSTALL_CMD = "python3 -m pip install 'envguard @ git+https://git.example.com/ml/envguard@v0.1.0'"
 DEFAULT_LOCK = "envguard.lock.json"
 DEFAULT_JOB_NAME = "envguard-preflight"
 DEFAULT_TIME = "00:30:00"
@@ -80,7 +82,8 @@ class CiOptions:
     #: The lock to verify against; None: preflight's default (./envguard.lock.json when present).
     lock: str | None = None
     smoke_level: int = 1
-    install_cmd: str = DEFAULT_INSTALL_CMD
+    #: How the runner installs envguard (GitHub and GitLab jobs need one; see ci_setup.default_install_cmd).
+    install_cmd: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +169,8 @@ def check_ci(options: CiOptions) -> CiOptions:
     for label in options.runner_labels:
         _check(_LABEL, label, "--runner-label", "self-hosted,linux,gpu")
     _check_common(options.python, options.lock, options.smoke_level)
-    _check(_COMMAND, options.install_cmd, "--install-cmd", f'"{DEFAULT_INSTALL_CMD}" (one line, printable ASCII)')
+    if options.install_cmd is not None:
+        _check(_COMMAND, options.install_cmd, "--install-cmd", f'"{EXAMPLE_INSTALL_CMD}" (one line, printable ASCII)')
     return options
 
 
@@ -231,7 +235,8 @@ def _ci_argv(kind: str, o: CiOptions) -> list[str]:
     argv = ["init", "ci", f"--{kind}"]
     if kind != "pre-commit":
         argv += ["--runner-label", ",".join(o.runner_labels), "--smoke-level", str(o.smoke_level)]
-        if o.install_cmd != DEFAULT_INSTALL_CMD:
+        # NOTE: always spelled out: a defaulted one depends on where envguard was installed on this machine.
+        if o.install_cmd is not None:
             argv += ["--install-cmd", o.install_cmd]
     if o.python is not None:
         argv += ["--python", o.python]
@@ -240,12 +245,19 @@ def _ci_argv(kind: str, o: CiOptions) -> list[str]:
     return argv
 
 
+def _install_cmd(o: CiOptions) -> str:
+    if o.install_cmd is None:
+        raise InputError(f'--install-cmd: the CI jobs need the command that installs envguard on the runner (e.g. '
+                         f'"{EXAMPLE_INSTALL_CMD}")')
+    return o.install_cmd
+
+
 def render_github(o: CiOptions) -> ScaffoldFile:
     """A GitHub Actions workflow: one preflight job on the self-hosted GPU runner, results uploaded always."""
     preflight = f"envguard preflight {_preflight_args(o.python, o.lock, o.smoke_level)} --out {CI_RESULTS} --force"
     text = _template("github-actions.yml.tmpl").substitute(
         header=_header("a GitHub Actions workflow (`envguard init ci --github`)", _ci_argv("github", o)),
-        runs_on=_flow_list(o.runner_labels), install_cmd=_quoted(o.install_cmd), preflight=_quoted(preflight),
+        runs_on=_flow_list(o.runner_labels), install_cmd=_quoted(_install_cmd(o)), preflight=_quoted(preflight),
         results=CI_RESULTS, smoke_level=o.smoke_level,
     )
     return ScaffoldFile(CI_FILES["github"], text)
@@ -258,7 +270,7 @@ def render_gitlab(o: CiOptions) -> ScaffoldFile:
     preflight = f"envguard preflight {_preflight_args(o.python, o.lock, o.smoke_level)} --out {CI_RESULTS} --force"
     text = _template("gitlab-ci.yml.tmpl").substitute(
         header=_header("a GitLab CI job (`envguard init ci --gitlab`)", _ci_argv("gitlab", o)),
-        path=CI_FILES["gitlab"], tags=_flow_list(tags), install_cmd=_quoted(o.install_cmd),
+        path=CI_FILES["gitlab"], tags=_flow_list(tags), install_cmd=_quoted(_install_cmd(o)),
         preflight=_quoted(preflight), results=CI_RESULTS,
     )
     return ScaffoldFile(CI_FILES["gitlab"], text)
@@ -290,6 +302,8 @@ def render_ci(kinds: Sequence[str], options: CiOptions) -> tuple[ScaffoldFile, .
     if unknown or not kinds:
         raise InputError(f"unknown CI kind {', '.join(unknown) or '(none)'} (choose from {', '.join(CI_FILES)})")
     check_ci(options)
+    if {"github", "gitlab"} & set(kinds):
+        _install_cmd(options)
     return tuple(_CI_RENDERERS[k](options) for k in CI_FILES if k in kinds)
 
 

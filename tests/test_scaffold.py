@@ -21,7 +21,31 @@ from envguard.errors import InputError
 from envguard.scaffold import CI_FILES, FLEET_FILES, CiOptions, FleetOptions, render_ci, render_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the CLI tests' envguard "was installed from" (ci_setup.read_direct_url is patched to say so).
+GIT_URL, COMMIT = "https://git.example.com/ml/envguard.git", "4f1c0d2e9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d"
+INSTALL = f"python3 -m pip install 'envguard @ git+{GIT_URL}@{COMMIT}'"
 K8S = FleetOptions(nodes=4, gpus_per_node=8, image="registry.example.com/ml/train:2024.06", namespace="ml-infra")
+
+
+def ci(**options: Any) -> CiOptions:
+    """CiOptions with the install command the CLI derives for the patched install record."""
+    return CiOptions(**{"install_cmd": INSTALL, **options})
+
+
+@pytest.fixture(autouse=True)
+def installed_from_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This envguard's install record (PEP 610 direct_url.json) says: a git URL at a commit."""
+    from envguard import ci_setup
+
+    record = {"url": GIT_URL, "vcs_info": {"vcs": "git", "commit_id": COMMIT, "requested_revision": "main"}}
+    monkeypatch.setattr(ci_setup, "read_direct_url", lambda name="envguard": (record, __version__))
+
+
+def _lock_in(folder: Path, name: str = "envguard.lock.json") -> Path:
+    """The lock the pre-commit hook verifies must exist."""
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("{}\n")
+    return folder
 
 
 def _one(files: tuple[scaffold.ScaffoldFile, ...]) -> scaffold.ScaffoldFile:
@@ -30,7 +54,7 @@ def _one(files: tuple[scaffold.ScaffoldFile, ...]) -> scaffold.ScaffoldFile:
 
 
 def _yaml(kind: str, options: CiOptions | None = None) -> Any:
-    return yaml.safe_load(_one(render_ci([kind], options or CiOptions())).text)
+    return yaml.safe_load(_one(render_ci([kind], options or ci())).text)
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -42,7 +66,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 def _all_files() -> tuple[scaffold.ScaffoldFile, ...]:
-    return (*render_ci(list(CI_FILES), CiOptions()), *render_fleet("slurm", FleetOptions(partition="gpu")),
+    return (*render_ci(list(CI_FILES), ci()), *render_fleet("slurm", FleetOptions(partition="gpu")),
             *render_fleet("kubernetes", K8S))
 
 
@@ -80,7 +104,7 @@ def test_every_template_is_listed_in_the_templates_readme() -> None:
 
 
 def test_github_workflow_structure() -> None:
-    doc = _yaml("github", CiOptions(runner_labels=("self-hosted", "linux", "a100"), lock="lock/", smoke_level=2))
+    doc = _yaml("github", ci(runner_labels=("self-hosted", "linux", "a100"), lock="lock/", smoke_level=2))
     assert set(doc["on"]) == {"push", "pull_request", "workflow_dispatch", "schedule"}
     assert doc["permissions"] == {"contents": "read"}
     job = doc["jobs"]["preflight"]
@@ -89,7 +113,7 @@ def test_github_workflow_structure() -> None:
     assert all(("uses" in s) != ("run" in s) and s["name"] for s in steps)
     assert steps[0]["uses"].startswith("actions/checkout@")
     runs = [s["run"] for s in steps if "run" in s]
-    assert runs[0] == scaffold.DEFAULT_INSTALL_CMD
+    assert runs[0] == INSTALL
     assert "envguard preflight --lock lock/ --smoke-level 2 --out envguard-preflight --force" in runs
     upload = steps[-1]
     assert upload["uses"].startswith("actions/upload-artifact@")
@@ -99,19 +123,19 @@ def test_github_workflow_structure() -> None:
 
 
 def test_github_labels_that_look_like_yaml_scalars_stay_strings() -> None:
-    doc = _yaml("github", CiOptions(runner_labels=("self-hosted", "true", "1.0", "null")))
+    doc = _yaml("github", ci(runner_labels=("self-hosted", "true", "1.0", "null")))
     assert doc["jobs"]["preflight"]["runs-on"] == ["self-hosted", "true", "1.0", "null"]
 
 
 def test_install_command_is_quoted_and_kept_verbatim() -> None:
     cmd = 'pip install "envguard @ git+https://git.example.com/ml/envguard@v0.1.0" # a: b'
-    doc = _yaml("github", CiOptions(install_cmd=cmd))
+    doc = _yaml("github", ci(install_cmd=cmd))
     assert doc["jobs"]["preflight"]["steps"][1]["run"] == cmd
-    assert _yaml("gitlab", CiOptions(install_cmd=cmd))["envguard-preflight"]["script"][0] == cmd
+    assert _yaml("gitlab", ci(install_cmd=cmd))["envguard-preflight"]["script"][0] == cmd
 
 
 def test_gitlab_job_structure() -> None:
-    doc = _yaml("gitlab", CiOptions(python=".venv/bin/python"))
+    doc = _yaml("gitlab", ci(python=".venv/bin/python"))
     job = doc["envguard-preflight"]
     assert job["stage"] == "test"
     assert job["tags"] == ["linux", "gpu"]  # GitHub's "self-hosted" label means nothing to GitLab
@@ -140,7 +164,7 @@ def test_pre_commit_local_hook() -> None:
 
 
 def test_pre_commit_with_a_custom_lock_and_python() -> None:
-    hook = _yaml("pre-commit", CiOptions(lock="locks/prod.json", python=".venv"))["repos"][0]["hooks"][0]
+    hook = _yaml("pre-commit", ci(lock="locks/prod.json", python=".venv"))["repos"][0]["hooks"][0]
     assert hook["entry"] == "envguard verify locks/prod.json --python .venv"
     assert re.search(hook["files"], "locks/prod.json")
     assert not re.search(hook["files"], "locks/prod.json.bak")
@@ -395,10 +419,11 @@ def test_bad_slurm_times(value: str) -> None:
 
 
 @pytest.mark.parametrize("options", [
-    CiOptions(runner_labels=()), CiOptions(runner_labels=("gpu", "gpu")), CiOptions(runner_labels=("a b",)),
-    CiOptions(runner_labels=("-x",)), CiOptions(runner_labels=('x"]',)), CiOptions(python="py thon"),
-    CiOptions(lock="lock'; rm -rf /"), CiOptions(smoke_level=4), CiOptions(install_cmd="pip install x\nrm -rf /"),
-    CiOptions(install_cmd=""), CiOptions(install_cmd="pip install envguard\u00e9"),
+    ci(runner_labels=()), ci(runner_labels=("gpu", "gpu")), ci(runner_labels=("a b",)),
+    ci(runner_labels=("-x",)), ci(runner_labels=('x"]',)), ci(python="py thon"),
+    ci(lock="lock'; rm -rf /"), ci(smoke_level=4), ci(install_cmd="pip install x\nrm -rf /"),
+    ci(install_cmd=""), ci(install_cmd="pip install envguard\u00e9"),
+    CiOptions(),  # the CI jobs need an install command: there is no default one to fall back on
 ])
 def test_bad_ci_options(options: CiOptions) -> None:
     with pytest.raises(InputError):
@@ -448,16 +473,20 @@ def test_cli_fleet_usage_errors(args: tuple[str, ...], tmp_path: Path) -> None:
 
 
 def test_cli_init_ci_writes_all_three_by_default(tmp_path: Path) -> None:
+    _lock_in(tmp_path)
     code, out, err = invoke("init", "ci", "-o", str(tmp_path))
     assert code == 0 and out == ""
-    expected = render_ci(list(CI_FILES), CiOptions())
+    assert "next: review the install command (REVIEW note), then commit the files" in err
+    expected = render_ci(list(CI_FILES), ci())
     for rendered in expected:
         assert (tmp_path / rendered.path).read_text() == rendered.text
         assert f"wrote {tmp_path / rendered.path}" in err
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(CI_FILES.values())
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(
+        [*CI_FILES.values(), "envguard.lock.json"])
 
 
 def test_cli_init_ci_only_the_chosen_kinds(tmp_path: Path) -> None:
+    _lock_in(tmp_path / "repo")
     code, _out, _err = invoke("init", "ci", "--pre-commit", "--github", "--runner-label", "self-hosted",
                               "--runner-label", "h100,linux", "-o", str(tmp_path / "repo"))
     assert code == 0
@@ -467,6 +496,7 @@ def test_cli_init_ci_only_the_chosen_kinds(tmp_path: Path) -> None:
 
 
 def test_cli_refuses_to_overwrite_without_force_and_writes_nothing(tmp_path: Path) -> None:
+    _lock_in(tmp_path)
     existing = tmp_path / CI_FILES["pre-commit"]
     existing.write_text("repos: []\n")
     code, _out, err = invoke("init", "ci", "-o", str(tmp_path))
@@ -493,9 +523,10 @@ def test_cli_dry_run_prints_and_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     assert "would write envguard-preflight.yaml" in err
     assert out == _one(render_fleet("kubernetes", FleetOptions(nodes=2, image="train:1"))).text
+    _lock_in(tmp_path)
     code, out, _err = invoke("init", "ci", "--dry-run", "-o", str(tmp_path))
-    assert code == 0 and list(tmp_path.iterdir()) == []
-    assert out == "".join(f.text for f in render_ci(list(CI_FILES), CiOptions()))
+    assert code == 0 and [p.name for p in tmp_path.iterdir()] == ["envguard.lock.json"]
+    assert out == "".join(f.text for f in render_ci(list(CI_FILES), ci()))
 
 
 def test_cli_init_fleet_slurm_writes_the_script(tmp_path: Path) -> None:
@@ -509,10 +540,85 @@ def test_cli_init_fleet_slurm_writes_the_script(tmp_path: Path) -> None:
     assert "envguard init fleet --slurm --nodes 8 --gpus-per-node 4 --time 45" in text
 
 
-def test_cli_help_default_install_command_matches_the_renderer() -> None:
+def test_cli_help_says_where_the_default_install_command_comes_from() -> None:
     code, out, _err = invoke("init", "ci", "--help")
     assert code == 0
-    assert scaffold.DEFAULT_INSTALL_CMD in " ".join(out.split())
+    assert "[default: the source this envguard was installed from" in " ".join(out.split())
+    assert "pip install envguard" not in out
+
+
+def test_cli_install_command_given_is_not_reviewed(tmp_path: Path) -> None:
+    code, _out, err = invoke("init", "ci", "--github", "--install-cmd", "pip install ./dist/envguard.whl",
+                             "-o", str(tmp_path))
+    assert code == 0 and err.endswith("envguard: next: commit the files\n")
+    doc = yaml.safe_load((tmp_path / CI_FILES["github"]).read_text())
+    assert doc["jobs"]["preflight"]["steps"][1]["run"] == "pip install ./dist/envguard.whl"
+
+
+@pytest.mark.parametrize(("record", "why"), [
+    (None, "installed from a package index, and the name envguard on the public index belongs to an unrelated"),
+    ({"url": "file:///home/me/envguard", "dir_info": {"editable": True}},
+     "it is an editable install of the local folder /home/me/envguard, which a runner does not have"),
+    ({"url": "file:///srv/envguard.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}},
+     "the local repository /srv/envguard.git, which a runner cannot reach"),
+])
+def test_cli_refuses_when_the_source_cannot_be_known(record: Any, why: str, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from envguard import ci_setup
+
+    monkeypatch.setattr(ci_setup, "read_direct_url", lambda name="envguard": (record, __version__))
+    code, out, err = invoke("init", "ci", "--gitlab", "-o", str(tmp_path))
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert err.startswith("envguard: error: cannot tell how a runner installs this envguard: ") and why in err
+    assert "give --install-cmd" in err
+    assert list(tmp_path.iterdir()) == []
+    # a pre-commit hook alone needs no install command
+    _lock_in(tmp_path)
+    assert invoke("init", "ci", "--pre-commit", "-o", str(tmp_path))[0] == 0
+
+
+@pytest.mark.parametrize("lock", [None, "locks/prod.json"])
+def test_cli_pre_commit_hook_needs_its_lock(lock: str | None, tmp_path: Path) -> None:
+    args = ("init", "ci", "--pre-commit", "-o", str(tmp_path), *(("--lock", lock) if lock else ()))
+    code, out, err = invoke(*args)
+    name = lock or "envguard.lock.json"
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert f"the hook would verify {name}, which is not in {tmp_path}" in err and "give --lock" in err
+    assert list(tmp_path.iterdir()) == []
+    _lock_in(tmp_path, name)
+    code, _out, _err = invoke(*args)
+    assert code == 0
+    hook = yaml.safe_load((tmp_path / CI_FILES["pre-commit"]).read_text())["repos"][0]["hooks"][0]
+    assert hook["entry"] == f"envguard verify {name}"
+
+
+@pytest.mark.parametrize(("record", "command"), [
+    ({"url": GIT_URL, "vcs_info": {"vcs": "git", "commit_id": COMMIT}, "subdirectory": "py"},
+     f"python3 -m pip install 'envguard @ git+{GIT_URL}@{COMMIT}#subdirectory=py'"),
+    ({"url": "file:///opt/wheels/envguard-0.1.0-py3-none-any.whl", "archive_info": {"hashes": {"sha256": "ab12"}}},
+     "python3 -m pip install /opt/wheels/envguard-0.1.0-py3-none-any.whl"),
+    ({"url": "https://files.example.com/envguard-0.1.0.tar.gz", "archive_info": {"hash": "sha256=ab12"}},
+     "python3 -m pip install 'envguard @ https://files.example.com/envguard-0.1.0.tar.gz#sha256=ab12'"),
+])
+def test_install_command_from_the_install_record(record: dict[str, Any], command: str) -> None:
+    from envguard.ci_setup import install_source
+
+    assert install_source(record, "0.1.0").command == command
+
+
+@pytest.mark.slow
+def test_the_real_install_record_of_this_envguard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from envguard import ci_setup
+
+    monkeypatch.undo()  # the real direct_url.json of the envguard under test
+    record, version = ci_setup.read_direct_url()
+    assert version == __version__
+    source = ci_setup.install_source(record, version)
+    # a development install (pip install -e .) is a local folder: refused, with the reason
+    if record is not None and "dir_info" in record:
+        assert source.command is None and "local folder" in source.detail
+    else:
+        assert source.command is not None or "package index" in source.detail
 
 
 # ---- the scripts run, with stand-ins for srun, scontrol and envguard -----------------------------------
