@@ -1,10 +1,9 @@
-"""`envguard init ci` / `envguard init fleet`: the rendered files parsed back (YAML, a minimal Kubernetes
-schema, #SBATCH directives, `bash -n`), input validation, refusal to overwrite, --dry-run, determinism."""
+"""`envguard init ci` / `envguard init fleet`: the rendered files parsed back (YAML, the Kubernetes OpenAPI
+schemas of the last three minor versions, #SBATCH directives, `bash -n`), input validation, refusal to
+overwrite, --dry-run, determinism."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
 import shutil
 from pathlib import Path
@@ -245,110 +244,75 @@ def test_sbatch_script_is_valid_bash(tmp_path: Path) -> None:
 
 # ---- Kubernetes -----------------------------------------------------------------------------------
 
-_STR = {"type": "string", "minLength": 1}
-_META = {"type": "object", "required": ["name"], "properties": {"name": _STR, "namespace": _STR,
-                                                                 "labels": {"type": "object"}}}
-SERVICE_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["apiVersion", "kind", "metadata", "spec"],
-    "properties": {
-        "apiVersion": {"const": "v1"}, "kind": {"const": "Service"}, "metadata": _META,
-        "spec": {"type": "object", "required": ["clusterIP", "selector", "ports"], "properties": {
-            "clusterIP": {"const": "None"}, "publishNotReadyAddresses": {"type": "boolean"},
-            "selector": {"type": "object"},
-            "ports": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["port"], "properties": {
-                "name": _STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}}},
-        }},
-    },
-}
-_CONTAINER = {
-    "type": "object", "required": ["name", "image", "command", "resources"],
-    "properties": {
-        "name": _STR, "image": _STR, "imagePullPolicy": {"enum": ["Always", "IfNotPresent", "Never"]},
-        "command": {"type": "array", "items": {"type": "string"}}, "args": {"type": "array", "items": _STR},
-        "env": {"type": "array", "items": {"type": "object", "required": ["name", "value"],
-                                           "properties": {"name": _STR, "value": {"type": "string"}}}},
-        "resources": {"type": "object", "required": ["limits"], "properties": {
-            "limits": {"type": "object", "required": ["nvidia.com/gpu"],
-                       "properties": {"nvidia.com/gpu": {"type": "integer", "minimum": 1}}}}},
-        "volumeMounts": {"type": "array", "items": {"type": "object", "required": ["name", "mountPath"]}},
-    },
-}
-JOB_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["apiVersion", "kind", "metadata", "spec"],
-    "properties": {
-        "apiVersion": {"const": "batch/v1"}, "kind": {"const": "Job"}, "metadata": _META,
-        "spec": {"type": "object", "required": ["completionMode", "completions", "parallelism", "template"],
-                 "properties": {
-            "completionMode": {"const": "Indexed"}, "completions": {"type": "integer", "minimum": 1},
-            "parallelism": {"type": "integer", "minimum": 1}, "backoffLimit": {"type": "integer", "minimum": 0},
-            "activeDeadlineSeconds": {"type": "integer", "minimum": 1},
-            "ttlSecondsAfterFinished": {"type": "integer", "minimum": 0},
-            "template": {"type": "object", "required": ["metadata", "spec"], "properties": {
-                "metadata": {"type": "object", "required": ["labels"]},
-                "spec": {"type": "object", "required": ["restartPolicy", "containers"], "properties": {
-                    "restartPolicy": {"const": "Never"}, "subdomain": _STR,
-                    "containers": {"type": "array", "minItems": 1, "items": _CONTAINER},
-                    "volumes": {"type": "array", "items": {"type": "object", "required": ["name"]}},
-                }},
-            }},
-        }},
-    },
-}
-_TYPES: dict[str, type | tuple[type, ...]] = {"object": dict, "array": list, "string": str, "boolean": bool,
-                                              "integer": int}
-
-
-def _validate(value: Any, schema: dict[str, Any], where: str = "$") -> None:
-    """The subset of JSON Schema the schemas above use (no download, no dependency)."""
-    if "const" in schema:
-        assert value == schema["const"], f"{where}: {value!r} != {schema['const']!r}"
-    if "enum" in schema:
-        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
-    kind = schema.get("type")
-    if kind is not None:
-        assert isinstance(value, _TYPES[kind]) and not (kind == "integer" and isinstance(value, bool)), \
-            f"{where}: {value!r} is not {kind}"
-    if kind == "string":
-        assert len(value) >= schema.get("minLength", 0), f"{where}: empty"
-    if kind == "integer":
-        assert schema.get("minimum", value) <= value <= schema.get("maximum", value), f"{where}: {value} out of range"
-    if kind == "object":
-        for key in schema.get("required", ()):
-            assert key in value, f"{where}: {key} is missing"
-        for key, sub in schema.get("properties", {}).items():
-            if key in value:
-                _validate(value[key], sub, f"{where}.{key}")
-    if kind == "array":
-        assert len(value) >= schema.get("minItems", 0), f"{where}: too few items"
-        for i, item in enumerate(value):
-            _validate(item, schema.get("items", {}), f"{where}[{i}]")
-
-
 def _k8s_docs(options: FleetOptions = K8S) -> tuple[dict[str, Any], dict[str, Any]]:
     docs = list(yaml.safe_load_all(_one(render_fleet("kubernetes", options)).text))
     assert [d["kind"] for d in docs] == ["Service", "Job"]
     return docs[0], docs[1]
 
 
-def test_kubernetes_manifests_match_the_schema() -> None:
-    service, job = _k8s_docs()
-    for doc in (service, job):
-        assert doc["apiVersion"] and doc["kind"] and doc["metadata"]["name"]
-    _validate(service, SERVICE_SCHEMA)
-    _validate(job, JOB_SCHEMA)
-    if importlib.util.find_spec("jsonschema") is not None:  # the full validator, when it is installed
-        jsonschema = importlib.import_module("jsonschema")
-        jsonschema.validate(service, SERVICE_SCHEMA)
-        jsonschema.validate(job, JOB_SCHEMA)
+def _k8s_minor_versions() -> list[str]:
+    """The Kubernetes minor versions whose OpenAPI-derived JSON schemas kubernetes-validate ships, oldest first."""
+    from kubernetes_validate.utils import all_versions
+    from packaging.version import Version
+
+    return sorted({".".join(v.split(".")[:2]) for v in all_versions()}, key=Version)
 
 
-def test_the_minimal_schema_check_catches_mistakes() -> None:
+#: The last three Kubernetes minor versions (kubernetes-validate >= 1.37 in the test extras: 1.35, 1.36, 1.37).
+K8S_VERSIONS = _k8s_minor_versions()[-3:]
+
+
+def _k8s_validate(doc: dict[str, Any], version: str) -> None:
+    """Validate against that version's schema, strict: an unknown field is an error, as `kubectl apply
+    --validate=strict` makes it."""
+    import kubernetes_validate
+
+    assert kubernetes_validate.validate(doc, version, strict=True) == version
+
+
+def test_the_schemas_are_the_last_three_kubernetes_minor_versions() -> None:
+    from packaging.version import Version
+
+    assert len(K8S_VERSIONS) == 3 and Version(K8S_VERSIONS[-1]) >= Version("1.37")
+    minors = [Version(v).minor for v in K8S_VERSIONS]
+    assert minors == list(range(minors[0], minors[0] + 3))
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+@pytest.mark.parametrize("options", [
+    K8S, FleetOptions(nodes=2, gpus_per_node=0, image="train:1", smoke_level=0),
+    FleetOptions(nodes=64, gpus_per_node=4, image="train:1", python=".venv/bin/python", lock="lock/", time="1-00:00",
+                 job_name="gpu-check", rdzv_port=29600),
+])
+def test_kubernetes_manifests_validate_against_the_kubernetes_openapi_schema(version: str,
+                                                                           options: FleetOptions) -> None:
+    service, job = _k8s_docs(options)
+    _k8s_validate(service, version)
+    _k8s_validate(job, version)
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+def test_the_schema_check_catches_mistakes(version: str) -> None:
+    import kubernetes_validate
+
     _service, job = _k8s_docs()
-    job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
-    with pytest.raises(AssertionError, match="is not integer"):
-        _validate(job, JOB_SCHEMA)
-    with pytest.raises(AssertionError, match="completionMode"):
-        _validate({**job, "spec": {**job["spec"], "completionMode": "NonIndexed"}}, JOB_SCHEMA)
+    spec = job["spec"]
+    pod = spec["template"]["spec"]
+    container = {k: v for k, v in pod["containers"][0].items() if k != "name"}
+    for bad, says in (({**spec, "completionMod": "Indexed"}, "'completionMod' was unexpected"),
+                      ({**spec, "completions": "4"}, "'4' is not of type 'integer'"),
+                      ({**spec, "template": {**spec["template"], "spec": {**pod, "containers": [container]}}},
+                       "'name' is a required property")):
+        with pytest.raises(kubernetes_validate.ValidationError, match=re.escape(says)):
+            kubernetes_validate.validate({**job, "spec": bad}, version, strict=True)
+
+
+def test_kubernetes_cpu_nodes_ask_for_no_gpus() -> None:
+    _service, job = _k8s_docs(FleetOptions(nodes=2, gpus_per_node=0, image="train:1"))
+    pod = job["spec"]["template"]["spec"]
+    assert "tolerations" not in pod and "resources" not in pod["containers"][0]
+    script = pod["containers"][0]["args"][0]
+    assert "--only ddp --level 1 --device cpu --nnodes" in script and "--nproc-per-node 1 " in script
 
 
 def test_kubernetes_indexed_job_one_pod_per_gpu_node() -> None:
