@@ -233,16 +233,17 @@ class SlurmCluster:
         return result.stdout.split()
 
 
-def job_processes(job_id: str) -> dict[int, list[str]]:
-    """Live processes (pid -> argv) whose environment says they belong to Slurm job ``job_id``."""
-    needle = f"SLURM_JOB_ID={job_id}".encode()
+def job_processes(job_id: str, where: Mapping[str, str] | None = None) -> dict[int, list[str]]:
+    """Live processes (pid -> argv) whose environment says they belong to Slurm job ``job_id`` (and carry every
+    ``where`` variable, such as SLURM_STEP_ID and SLURMD_NODENAME: one node's part of one step)."""
+    needles = {f"{k}={v}".encode() for k, v in {"SLURM_JOB_ID": job_id, **(where or {})}.items()}
     found: dict[int, list[str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/environ", "rb") as fh:
-                if needle not in fh.read().split(b"\0"):
+                if not needles <= set(fh.read().split(b"\0")):
                     continue
             with open(f"/proc/{entry}/cmdline", "rb") as fh:
                 argv = [a.decode(errors="replace") for a in fh.read().split(b"\0") if a]

@@ -8,9 +8,11 @@ first node's NodeAddr, gloo on the CPU) and `envguard fleet report`. Select them
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -214,17 +216,56 @@ def _ranks(job_id: str) -> dict[int, list[str]]:
             if "-c" not in argv and any(a.endswith(PAYLOAD) for a in argv)}
 
 
+def _wait_for_ddp_ranks(cluster: SlurmCluster, job: str, nodes: int = 2) -> None:
+    """Until the DDP step (the job's second srun: step 1) has a rank on each node."""
+    end = time.monotonic() + 120
+    while len(_ranks(job)) < nodes:
+        assert time.monotonic() < end, f"no DDP ranks on {nodes} nodes: {cluster.job(job)}"
+        assert cluster.job(job).state in ("PENDING", "RUNNING", "CONFIGURING"), cluster.job(job)
+        time.sleep(0.2)
+    assert f"{job}.1" in cluster.steps(job)
+
+
+def test_a_node_killed_mid_ddp_fails_the_survivor_within_its_timeout(slurm: SlurmCluster, tmp_path: Path) -> None:
+    dist_timeout = 10
+    script = _write_job(tmp_path, "--nodes", "2", "--python", str(TORCH_PYTHON), "--smoke-level", "0")
+    job = slurm.sbatch(script, env=_job_env(slurm, ENVGUARD_SMOKE_DIST_TIMEOUT=str(dist_timeout)))
+    _wait_for_ddp_ranks(slurm, job)
+    time.sleep(1.0)  # into init_process_group or training
+    # node2 dies: every process of its part of the DDP step, at once
+    victims = job_processes(job, {"SLURM_STEP_ID": "1", "SLURMD_NODENAME": "node2"})
+    assert victims
+    for pid in victims:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    state = slurm.wait(job, JOB_WAIT_S)
+    after_kill = time.monotonic() - killed_at
+    output = (tmp_path / f"envguard-preflight-{job}.out").read_text()
+    assert state.state == "FAILED" and state.exit_code != 0, output
+    # the survivor saw its peer go (or its collectives time out) and said so: no hang until the job's limit
+    assert after_kill < dist_timeout + 45, after_kill
+    assert "srun: error: node2: task 1: Killed" in output, output
+    results = tmp_path / "results" / job
+    survivor = _ddp_case(results / "node1")
+    assert survivor["status"] in ("failed", "timeout"), survivor
+    assert str(survivor["detail"]).startswith(("distributed run failed (gloo, rank ", "init_process_group(gloo) "
+                                               "failed: ", "did not finish within")), survivor
+    report = _fleet_json(results)
+    assert report["exit_code"] == 1
+    found = {(f["code"], tuple(f["nodes"])) for f in report["findings"]}
+    assert ("ddp-no-result", ("node2",)) in found, found
+    assert any(code.startswith("smoke-") and nodes == ("node1",) for code, nodes in found), found
+    assert "no DDP smoke result from node2" in " ".join(output.split())
+    assert _no_processes_left(job) == {}
+    print(f"job {job} ended {after_kill:.1f}s after node2 was killed: {str(survivor['detail'])[:100]}")
+
+
 def test_a_killed_node_step_fails_the_job_with_a_reason_and_leaves_nothing(slurm: SlurmCluster,
                                                                            tmp_path: Path) -> None:
     script = _write_job(tmp_path, "--nodes", "2", "--python", str(TORCH_PYTHON), "--smoke-level", "0")
     job = slurm.sbatch(script, env=_job_env(slurm, ENVGUARD_SMOKE_DIST_TIMEOUT="10"))
-    # wait for the DDP step (the job's second srun: step 1) to have a rank on each node
-    end = time.monotonic() + 120
-    while len(_ranks(job)) < 2:
-        assert time.monotonic() < end, f"no DDP ranks on both nodes: {slurm.job(job)}"
-        assert slurm.job(job).state in ("PENDING", "RUNNING", "CONFIGURING"), slurm.job(job)
-        time.sleep(0.2)
-    assert f"{job}.1" in slurm.steps(job)
+    _wait_for_ddp_ranks(slurm, job)
     killed = slurm.run("scancel", f"{job}.1")
     assert killed.returncode == 0, killed.stderr
     killed_at = time.monotonic()
