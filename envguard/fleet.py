@@ -542,13 +542,16 @@ def read_file(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | No
 
 def result_paths(root: str | os.PathLike[str]) -> list[Path]:
     """The result files of a fleet folder: ``*.json`` in it and in its subfolders (one per node), and each node's
-    DDP smoke result in ``<node>/ddp/`` (what `envguard init fleet` launchers write), sorted.
+    DDP smoke result in ``<node>/ddp/`` (what `envguard init fleet` launchers write), sorted; the fingerprint.json
+    that preflight writes beside its preflight.json is left out.
 
     :raises OSError: when the folder cannot be listed.
     """
     base = Path(root)
     found = {*base.glob("*.json"), *base.glob("*/*.json"), *base.glob(f"*/{DDP_FOLDER}/*.json")}
-    return sorted(p for p in found if p.is_file())
+    # NOTE: preflight writes fingerprint.json beside preflight.json, which holds the same fingerprint.
+    return sorted(p for p in found if p.is_file()
+                  and not (p.name == "fingerprint.json" and (p.parent / "preflight.json").is_file()))
 
 
 # ---- many nodes --------------------------------------------------------------------------------

@@ -279,6 +279,8 @@ def test_ddp_results_are_found_only_under_a_node_folder(tmp_path: Path) -> None:
 
     ddp_fleet(tmp_path)
     write(tmp_path, "node1/deeper/other/x.json", preflight_doc("x"))  # not a result place
+    # preflight writes fingerprint.json beside preflight.json, which holds the same fingerprint: not read
+    write(tmp_path, "node1/fingerprint.json", fingerprint_of(snap()).to_dict())
     assert [p.relative_to(tmp_path).as_posix() for p in result_paths(tmp_path)] == [
         "node1/ddp/smoke.json", "node1/preflight.json", "node2/ddp/smoke.json", "node2/preflight.json"]
 
@@ -354,7 +356,7 @@ def test_each_bad_file_is_reported_and_the_report_goes_on(tmp_path: Path) -> Non
     write(tmp_path, "lock.json", {"envguard_result_version": 1, "command": "lock", "exit_code": 0})
     write(tmp_path, "failed.json", {"envguard_result_version": 1, "command": "check", "error": "no such file",
                                     "exit_code": 3})
-    write(tmp_path, "node0/fingerprint.json", fingerprint_of(snap()).to_dict())
+    write(tmp_path, "loose/fingerprint.json", fingerprint_of(snap()).to_dict())  # no preflight.json beside it
     bad_snapshot = preflight_doc("bad-snapshot")
     bad_snapshot["check"]["snapshot"]["schema_version"] = 99
     write(tmp_path, "bad-snapshot.json", bad_snapshot)
@@ -380,7 +382,7 @@ def test_each_bad_file_is_reported_and_the_report_goes_on(tmp_path: Path) -> Non
     assert "a JSON list, not an object" in problems["list.json"][1]
     assert problems["lock.json"][1] == "an `envguard lock` result, not a node result (preflight, check or smoke)"
     assert problems["failed.json"][1] == "envguard check could not run on the node: no such file"
-    assert problems["node0/fingerprint.json"][0] == SKIPPED
+    assert problems["loose/fingerprint.json"][0] == SKIPPED
     assert problems["bad-snapshot.json"][0] == INCOMPLETE
     assert "schema_version 99 is not supported" in problems["bad-snapshot.json"][1]
     assert problems["no-check.json"] == (INCOMPLETE, "step check could not run: interpreter /x is missing; driver, "
