@@ -672,9 +672,10 @@ def test_kubernetes_pod_script_prints_its_results_for_kubectl_logs(tmp_path: Pat
     ]
     # The collection recipe in the manifest's header, applied to this log:
     awk = shutil.which("awk")
-    recipe = re.search(r"awk '([^']+)'", _one(render_fleet("kubernetes", K8S)).text)
-    assert recipe is not None
+    recipes = re.findall(r"awk '([^']+)'", _one(render_fleet("kubernetes", K8S)).text)
+    assert len(recipes) == 2
     if awk is not None:
-        collected = _subprocess.run((awk, recipe.group(1)), timeout=30, stdin=result.stdout)
-        assert collected.stdout.strip() == '{"command": "preflight"}'
+        collected = [_subprocess.run((awk, recipe), timeout=30, stdin=result.stdout).stdout.strip()
+                     for recipe in recipes]
+        assert collected == ['{"command": "preflight"}', '{"command": "smoke"}']
     assert "=== begin ddp/smoke.json envguard-preflight-1\n" in result.stdout
