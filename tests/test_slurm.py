@@ -248,9 +248,12 @@ def test_a_node_killed_mid_ddp_fails_the_survivor_within_its_timeout(slurm: Slur
     assert "srun: error: node2: task 1: Killed" in output, output
     results = tmp_path / "results" / job
     survivor = _ddp_case(results / "node1")
-    assert survivor["status"] in ("failed", "timeout"), survivor
+    # NOTE: both torchrun agents run on 127.0.0.1, so either may host the c10d store; when node2 held it, node1's
+    # agent loses the store itself ("error") rather than its peer ("failed").
+    assert survivor["status"] in ("failed", "timeout", "error"), survivor
     assert str(survivor["detail"]).startswith(("distributed run failed (gloo, rank ", "init_process_group(gloo) "
-                                               "failed: ", "did not finish within")), survivor
+                                               "failed: ", "did not finish within")) \
+        or "The connection to the C10d store has failed" in str(survivor["detail"]), survivor
     report = _fleet_json(results)
     assert report["exit_code"] == 1
     found = {(f["code"], tuple(f["nodes"])) for f in report["findings"]}
