@@ -243,8 +243,9 @@ def test_a_node_killed_mid_ddp_fails_the_survivor_within_its_timeout(slurm: Slur
     after_kill = time.monotonic() - killed_at
     output = (tmp_path / f"envguard-preflight-{job}.out").read_text()
     assert state.state == "FAILED" and state.exit_code != 0, output
-    # the survivor saw its peer go (or its collectives time out) and said so: no hang until the job's limit
-    assert after_kill < dist_timeout + 45, after_kill
+    # the survivor saw its peer go (or its collectives time out after dist_timeout) and said so: no hang until the
+    # DDP case's own timeout (120 s at level 1) or the job's 5-minute limit; typically 6-30 s on a busy 2-core box
+    assert after_kill < 90, after_kill
     assert "srun: error: node2: task 1: Killed" in output, output
     results = tmp_path / "results" / job
     survivor = _ddp_case(results / "node1")
