@@ -43,6 +43,8 @@ _GENERIC_STEMS: Final = frozenset({"preflight", "check", "smoke", "result", "res
 #: The perf case's detail opens with the device name: "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs): matmul ...".
 _PERF_DEVICE = re.compile(r"^(?P<name>[^;]+?) \(sm_\d+, \d+ SMs\)")
 _BAD_SMOKE = ("failed", "error", "timeout")
+#: The folder under a node's results where the launchers (`envguard init fleet`) put its DDP smoke result.
+DDP_FOLDER: Final = "ddp"
 
 UNREADABLE: Final = "unreadable"
 INCOMPLETE: Final = "incomplete"
@@ -74,6 +76,24 @@ class NodeFinding:
 
 
 @dataclass(frozen=True, slots=True)
+class DdpRun:
+    """One node's part of the multi-node DDP smoke (``<node>/ddp/smoke.json``, as the fleet launchers write it)."""
+
+    #: The ddp case's status ("passed", "failed", "timeout", ...), or "missing" when the file held no result.
+    status: str
+    detail: str
+    file: str
+    world_size: int | None = None
+    #: sha256 of the trained weights: every rank of one DDP run ends with the same (name -> digest).
+    digests: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def weights(self) -> str | None:
+        """The weights digest (the first digest whose name starts with "weights"), None when none."""
+        return next((v for k, v in sorted(self.digests.items()) if k.startswith("weights")), None)
+
+
+@dataclass(frozen=True, slots=True)
 class NodeResult:
     """What was read about one node (from one file, or a check and a smoke file of the same node)."""
 
@@ -89,6 +109,8 @@ class NodeResult:
     #: GPU name the perf case reported, used when there is no snapshot.
     perf_device: str | None = None
     exit_code: int | None = None
+    #: The node's part of the multi-node DDP smoke, when its ddp/ result was read.
+    ddp: DdpRun | None = None
 
     @property
     def driver(self) -> str | None:
@@ -138,7 +160,7 @@ class Outlier:
     """A node that differs from the rest of the fleet, and how."""
 
     node: str
-    #: "fingerprint", "driver", "cudnn" or "perf".
+    #: "fingerprint", "driver", "cudnn", "ddp" (its DDP weights differ) or "perf".
     kind: str
     reason: str
     value: str
@@ -237,7 +259,14 @@ def _load(path: Path) -> Any:
         raise _UnusableError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
 
 
+def _is_ddp(path: Path, root: Path | None) -> bool:
+    """``<node>/ddp/<file>``: a node's part of the multi-node DDP smoke."""
+    return path.parent.name == DDP_FOLDER and root not in (path.parent, path.parent.parent)
+
+
 def _default_name(path: Path, root: Path | None) -> str:
+    if _is_ddp(path, root) and path.parent.parent.name:
+        return path.parent.parent.name
     stem = path.stem
     if stem.lower() in _GENERIC_STEMS and path.parent != root and path.parent.name:
         return path.parent.name
@@ -372,15 +401,69 @@ def _read_verify(env: Any, parts: _Parts) -> None:
                                       + (f": {shown}" if shown else ""), None, "verify"))
 
 
-def parse_result(doc: Any, file: str, default_node: str) -> tuple[NodeResult | None, tuple[Problem, ...]]:
-    """One decoded result document → the node it describes (or None) and the problems met reading it."""
+def parse_result(doc: Any, file: str, default_node: str, *, ddp: bool = False,
+                 ) -> tuple[NodeResult | None, tuple[Problem, ...]]:
+    """One decoded result document → the node it describes (or None) and the problems met reading it.
+
+    ``ddp``: the file is a node's part of the multi-node DDP smoke (``<node>/ddp/smoke.json``); it becomes a
+    "ddp" result that joins the node's other result, and one that cannot be used still names the node.
+    """
     try:
+        if ddp:
+            return _parse_ddp(doc, file, default_node)
         return _parse(doc, file, default_node)
     except _UnusableError as exc:
+        if ddp and exc.kind == UNREADABLE:
+            return _missing_ddp(file, default_node, str(exc))
         return None, (Problem(file, str(exc), exc.kind),)
     except (TypeError, ValueError, KeyError, AttributeError, EnvguardError) as exc:  # reason: never raise per file
         logger.debug("malformed result %s", file, exc_info=True)
+        if ddp:
+            return _missing_ddp(file, default_node, f"malformed envguard result: {exc}")
         return None, (Problem(file, f"malformed envguard result: {exc}"),)
+
+
+def _missing_ddp(file: str, node: str, why: str) -> tuple[NodeResult, tuple[Problem, ...]]:
+    """A DDP result file that holds no result: the node's DDP smoke did not finish (an error finding)."""
+    if why == "empty file":
+        why = ("empty file: the node's DDP smoke wrote no result (killed, or it died before the end; the job's "
+               "output says why)")
+    message = f"no DDP smoke result from {node}: {why}"
+    result = NodeResult(node, (file,), "ddp", None, None,
+                        (NodeFinding("ddp-no-result", Severity.ERROR, message, "ddp", "smoke"),),
+                        ddp=DdpRun("missing", why, file))
+    return result, (Problem(file, why, UNREADABLE, node),)
+
+
+def _parse_ddp(doc: Any, file: str, node: str) -> tuple[NodeResult | None, tuple[Problem, ...]]:
+    if not isinstance(doc, Mapping):
+        raise _UnusableError(f"not an envguard result: a JSON {type(doc).__name__}, not an object")
+    if "envguard_result_version" not in doc:
+        raise _not_a_result(doc)
+    _check_version(doc)
+    if doc.get("command") != "smoke":
+        raise _UnusableError(f"an `envguard {doc.get('command')}` result where the DDP smoke's (envguard smoke "
+                             "--only ddp) was expected")
+    if "error" in doc:
+        raise _UnusableError(f"envguard smoke could not run on the node: {doc['error']}")
+    results = doc.get("results")
+    case = next((r for r in results if isinstance(r, Mapping) and r.get("case") == "ddp"), None) \
+        if isinstance(results, list) else None
+    if case is None:
+        raise _UnusableError("a smoke result without a ddp case")
+    parts = _Parts()
+    _read_smoke({"results": [case]}, parts, "DDP smoke")
+    metrics = case.get("metrics")
+    world = _number(metrics.get("world_size")) if isinstance(metrics, Mapping) else None
+    raw_digests = case.get("digests")
+    digests = {str(k): str(v) for k, v in raw_digests.items()} if isinstance(raw_digests, Mapping) else {}
+    run = DdpRun(str(case.get("status")), str(case.get("detail") or ""), file,
+                 int(world) if world is not None else None, digests)
+    exit_code = doc.get("exit_code")
+    result = NodeResult(node, (file,), "ddp", None, None, tuple(parts.findings),
+                        exit_code=exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool)
+                        else None, ddp=run)
+    return result, tuple(Problem(file, m, INCOMPLETE, node) for m in parts.missing)
 
 
 def _parse(doc: Any, file: str, default_node: str) -> tuple[NodeResult | None, tuple[Problem, ...]]:
@@ -447,18 +530,59 @@ def read_file(path: str | os.PathLike[str], *, root: str | os.PathLike[str] | No
     p = Path(path)
     base = Path(root) if root is not None else None
     label = str(p.relative_to(base)) if base is not None and p.is_relative_to(base) else str(p)
+    ddp = _is_ddp(p, base)
     try:
         doc = _load(p)
     except _UnusableError as exc:
+        if ddp:
+            return _missing_ddp(label, _default_name(p, base), str(exc))
         return None, (Problem(label, str(exc), exc.kind),)
-    return parse_result(doc, label, _default_name(p, base))
+    return parse_result(doc, label, _default_name(p, base), ddp=ddp)
+
+
+def result_paths(root: str | os.PathLike[str]) -> list[Path]:
+    """The result files of a fleet folder: ``*.json`` in it and in its subfolders (one per node), and each node's
+    DDP smoke result in ``<node>/ddp/`` (what `envguard init fleet` launchers write), sorted; the fingerprint.json
+    that preflight writes beside its preflight.json is left out.
+
+    :raises OSError: when the folder cannot be listed.
+    """
+    base = Path(root)
+    found = {*base.glob("*.json"), *base.glob("*/*.json"), *base.glob(f"*/{DDP_FOLDER}/*.json")}
+    # NOTE: preflight writes fingerprint.json beside preflight.json, which holds the same fingerprint.
+    return sorted(p for p in found if p.is_file()
+                  and not (p.name == "fingerprint.json" and (p.parent / "preflight.json").is_file()))
 
 
 # ---- many nodes --------------------------------------------------------------------------------
 
 
+def _attach_ddp(merged: list[NodeResult], ddp_parts: Sequence[NodeResult]) -> list[NodeResult]:
+    """Each node's DDP smoke result joins the node's other result; one without another result is a node itself."""
+    out = list(merged)
+    for part in ddp_parts:
+        # NOTE: the node whose result sits in the same folder (node1/preflight.json for node1/ddp/smoke.json),
+        # else the node of the same name.
+        folder = Path(part.files[0]).parent.parent
+        index = next((i for i, n in enumerate(out) if n.ddp is None and any(Path(f).parent == folder
+                                                                            for f in n.files)), None)
+        if index is None:
+            index = next((i for i, n in enumerate(out) if n.node == part.node and n.ddp is None), None)
+        if index is None:
+            out.append(part)
+            continue
+        node = out[index]
+        codes = [c for c in (node.exit_code, part.exit_code) if c is not None]
+        out[index] = replace(node, files=(*node.files, *part.files), findings=(*node.findings, *part.findings),
+                             ddp=part.ddp, exit_code=max(codes) if codes else None)
+    return out
+
+
 def _merge(results: list[NodeResult]) -> tuple[list[NodeResult], list[Problem]]:
-    """A check file and a smoke file of the same node become one node; other same-named nodes are renamed."""
+    """A check file and a smoke file of the same node become one node, and so does its DDP smoke result; other
+    same-named nodes are renamed."""
+    ddp_parts = [r for r in results if r.kind == "ddp"]
+    results = [r for r in results if r.kind != "ddp"]
     by_name: dict[str, list[NodeResult]] = {}
     for r in results:
         by_name.setdefault(r.node, []).append(r)
@@ -484,7 +608,7 @@ def _merge(results: list[NodeResult]) -> tuple[list[NodeResult], list[Problem]]:
                 problems.append(Problem(r.files[0], f"node name {name} is also in {others}; shown as {alias}",
                                         INCOMPLETE, alias))
                 merged.append(replace(r, node=alias))
-    return merged, problems
+    return _attach_ddp(merged, ddp_parts), problems
 
 
 def _majority(values: Mapping[str, str]) -> tuple[str | None, list[tuple[str, str]]]:
@@ -598,9 +722,13 @@ def analyse(results: Sequence[NodeResult], problems: Sequence[Problem] = (), *,
         values = {n.node: v for n in nodes if (v := getattr(n, kind)) is not None}
         majority[kind], odd = _fact_outliers(kind, label, values)
         outliers.extend(odd)
+    # NOTE: one DDP run trains one model: every node that finished it holds the same weights.
+    weights = {n.node: w for n in nodes if n.ddp is not None and n.ddp.status == "passed" and (w := n.ddp.weights)}
+    _weights, odd = _fact_outliers("ddp", "DDP weights digest", {k: v[:16] for k, v in weights.items()})
+    outliers.extend(odd)
     perf, metric, slow = _perf(nodes, perf_threshold)
     outliers.extend(slow)
-    order = {"fingerprint": 0, "driver": 1, "cudnn": 2, "perf": 3}
+    order = {"fingerprint": 0, "driver": 1, "cudnn": 2, "ddp": 3, "perf": 4}
     all_problems = sorted([*problems, *merge_problems], key=lambda p: (p.file, p.kind, p.message))
     return FleetReport(
         nodes=tuple(nodes), groups=groups, findings=tuple(_count_findings(nodes)),

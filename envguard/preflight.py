@@ -3,7 +3,7 @@ combined exit code (pure); commands.preflight runs the steps."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -16,6 +16,10 @@ from envguard.smoke.base import SmokeRun
 #: margin (check 0.2 s, --deep 2.3 s, verify with RECORD hashing of torch 2.7 s, smoke L1 7.8 s, L2 13.1 s).
 ESTIMATE_S: Final = {"check": 2.0, "check --deep": 5.0, "verify": 10.0, "smoke 1": 30.0, "smoke 2": 60.0,
                      "smoke 3": 300.0}
+
+#: Environment variables that name the node in its scheduler, first found wins (Slurm sets SLURMD_NODENAME in
+#: every task: unique in the cluster, even where several slurmd daemons share one host and its hostname).
+NODE_NAME_ENV: Final = ("SLURMD_NODENAME",)
 
 EXIT_OK: Final = 0
 EXIT_FINDINGS: Final = 1
@@ -63,6 +67,15 @@ def combined_exit(result: PreflightResult) -> int:
     if result.verify is not None and not result.verify.ok:
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def node_name(environ: Mapping[str, str], hostname: str) -> str:
+    """The node's name in preflight.json: its scheduler's name for it when it runs under one, else the hostname."""
+    for key in NODE_NAME_ENV:
+        value = environ.get(key, "").strip()
+        if value:
+            return value
+    return hostname
 
 
 def fits(step: str, elapsed_s: float, budget_s: float | None) -> str | None:

@@ -33,9 +33,11 @@ FLEET_FILES: dict[str, str] = {
 #: The folder `envguard preflight` writes in CI (its own default).
 CI_RESULTS = "envguard-preflight"
 DEFAULT_RUNNER_LABELS = ("self-hosted", "linux", "gpu")
-# NOTE: the name "envguard" on the public package index belongs to an unrelated project; every file that
-# carries this command says so next to it, and `--install-cmd` replaces it.
-DEFAULT_INSTALL_CMD = "python3 -m pip install envguard"
+# NOTE: the name "envguard" on the public package index belongs to an unrelated project, so there is no fixed
+# default install command: `envguard init ci` derives it from where this envguard came from (ci_setup) or takes
+# --install-cmd, and every file that carries it says so next to it.
+#: An example for messages and docs, never rendered unasked.
+EXAMPLE_INSTALL_CMD = "python3 -m pip install 'envguard @ git+https://git.example.com/ml/envguard@v0.1.0'"
 DEFAULT_LOCK = "envguard.lock.json"
 DEFAULT_JOB_NAME = "envguard-preflight"
 DEFAULT_TIME = "00:30:00"
@@ -80,7 +82,8 @@ class CiOptions:
     #: The lock to verify against; None: preflight's default (./envguard.lock.json when present).
     lock: str | None = None
     smoke_level: int = 1
-    install_cmd: str = DEFAULT_INSTALL_CMD
+    #: How the runner installs envguard (GitHub and GitLab jobs need one; see ci_setup.default_install_cmd).
+    install_cmd: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +169,8 @@ def check_ci(options: CiOptions) -> CiOptions:
     for label in options.runner_labels:
         _check(_LABEL, label, "--runner-label", "self-hosted,linux,gpu")
     _check_common(options.python, options.lock, options.smoke_level)
-    _check(_COMMAND, options.install_cmd, "--install-cmd", f'"{DEFAULT_INSTALL_CMD}" (one line, printable ASCII)')
+    if options.install_cmd is not None:
+        _check(_COMMAND, options.install_cmd, "--install-cmd", f'"{EXAMPLE_INSTALL_CMD}" (one line, printable ASCII)')
     return options
 
 
@@ -178,7 +182,8 @@ def check_fleet(kind: str, options: FleetOptions) -> FleetOptions:
     if kind not in FLEET_FILES:
         raise InputError(f"unknown fleet kind {kind!r} (choose from {', '.join(FLEET_FILES)})")
     _check_range(options.nodes, 1, MAX_NODES, "--nodes")
-    _check_range(options.gpus_per_node, 1, MAX_GPUS_PER_NODE, "--gpus-per-node")
+    # NOTE: 0 targets CPU nodes (a CPU fleet, a test cluster): no GPU request, a one-rank-per-node gloo DDP smoke.
+    _check_range(options.gpus_per_node, 0, MAX_GPUS_PER_NODE, "--gpus-per-node")
     _check_range(options.rdzv_port, 1024, 65535, "--rdzv-port")
     _check_common(options.python, options.lock, options.smoke_level)
     time_seconds(options.time)
@@ -230,7 +235,8 @@ def _ci_argv(kind: str, o: CiOptions) -> list[str]:
     argv = ["init", "ci", f"--{kind}"]
     if kind != "pre-commit":
         argv += ["--runner-label", ",".join(o.runner_labels), "--smoke-level", str(o.smoke_level)]
-        if o.install_cmd != DEFAULT_INSTALL_CMD:
+        # NOTE: always spelled out: a defaulted one depends on where envguard was installed on this machine.
+        if o.install_cmd is not None:
             argv += ["--install-cmd", o.install_cmd]
     if o.python is not None:
         argv += ["--python", o.python]
@@ -239,12 +245,19 @@ def _ci_argv(kind: str, o: CiOptions) -> list[str]:
     return argv
 
 
+def _install_cmd(o: CiOptions) -> str:
+    if o.install_cmd is None:
+        raise InputError(f'--install-cmd: the CI jobs need the command that installs envguard on the runner (e.g. '
+                         f'"{EXAMPLE_INSTALL_CMD}")')
+    return o.install_cmd
+
+
 def render_github(o: CiOptions) -> ScaffoldFile:
     """A GitHub Actions workflow: one preflight job on the self-hosted GPU runner, results uploaded always."""
     preflight = f"envguard preflight {_preflight_args(o.python, o.lock, o.smoke_level)} --out {CI_RESULTS} --force"
     text = _template("github-actions.yml.tmpl").substitute(
         header=_header("a GitHub Actions workflow (`envguard init ci --github`)", _ci_argv("github", o)),
-        runs_on=_flow_list(o.runner_labels), install_cmd=_quoted(o.install_cmd), preflight=_quoted(preflight),
+        runs_on=_flow_list(o.runner_labels), install_cmd=_quoted(_install_cmd(o)), preflight=_quoted(preflight),
         results=CI_RESULTS, smoke_level=o.smoke_level,
     )
     return ScaffoldFile(CI_FILES["github"], text)
@@ -257,7 +270,7 @@ def render_gitlab(o: CiOptions) -> ScaffoldFile:
     preflight = f"envguard preflight {_preflight_args(o.python, o.lock, o.smoke_level)} --out {CI_RESULTS} --force"
     text = _template("gitlab-ci.yml.tmpl").substitute(
         header=_header("a GitLab CI job (`envguard init ci --gitlab`)", _ci_argv("gitlab", o)),
-        path=CI_FILES["gitlab"], tags=_flow_list(tags), install_cmd=_quoted(o.install_cmd),
+        path=CI_FILES["gitlab"], tags=_flow_list(tags), install_cmd=_quoted(_install_cmd(o)),
         preflight=_quoted(preflight), results=CI_RESULTS,
     )
     return ScaffoldFile(CI_FILES["gitlab"], text)
@@ -289,6 +302,8 @@ def render_ci(kinds: Sequence[str], options: CiOptions) -> tuple[ScaffoldFile, .
     if unknown or not kinds:
         raise InputError(f"unknown CI kind {', '.join(unknown) or '(none)'} (choose from {', '.join(CI_FILES)})")
     check_ci(options)
+    if {"github", "gitlab"} & set(kinds):
+        _install_cmd(options)
     return tuple(_CI_RENDERERS[k](options) for k in CI_FILES if k in kinds)
 
 
@@ -306,10 +321,19 @@ def _fleet_argv(kind: str, o: FleetOptions) -> list[str]:
     return argv
 
 
+def _ddp_args(o: FleetOptions) -> dict[str, str]:
+    """The DDP smoke's level (the preflight smoke's, at least 1), device and ranks per node: one rank per GPU,
+    or one gloo rank on the CPU of a CPU node."""
+    level = str(max(1, o.smoke_level))
+    if o.gpus_per_node:
+        return {"ddp_level": level, "device_args": "", "nproc_per_node": str(o.gpus_per_node)}
+    return {"ddp_level": level, "device_args": "--device cpu ", "nproc_per_node": "1"}
+
+
 def render_slurm(o: FleetOptions) -> ScaffoldFile:
     """An sbatch script: preflight on every node (srun, one task per node), a multi-node DDP smoke, a report."""
-    directives = [f"--job-name={o.job_name}", f"--nodes={o.nodes}", "--ntasks-per-node=1",
-                  f"--gpus-per-node={o.gpus_per_node}", f"--time={o.time}"]
+    gpus = [f"--gpus-per-node={o.gpus_per_node}"] if o.gpus_per_node else []
+    directives = [f"--job-name={o.job_name}", f"--nodes={o.nodes}", "--ntasks-per-node=1", *gpus, f"--time={o.time}"]
     if o.partition is not None:
         directives.append(f"--partition={o.partition}")
     directives.append(f"--output={o.job_name}-%j.out")
@@ -317,9 +341,23 @@ def render_slurm(o: FleetOptions) -> ScaffoldFile:
         header=_header("a Slurm batch script (`envguard init fleet --slurm`)", _fleet_argv("slurm", o)),
         directives="\n".join(f"#SBATCH {d}" for d in directives), path=FLEET_FILES["slurm"],
         preflight_args=_preflight_args(o.python, o.lock, o.smoke_level), python_args=_python_args(o.python),
-        gpus_per_node=o.gpus_per_node, rdzv_port=o.rdzv_port,
+        srun_gpus="".join(f" {g}" for g in gpus), **_ddp_args(o), rdzv_port=o.rdzv_port,
     )
     return ScaffoldFile(FLEET_FILES["slurm"], text)
+
+
+# NOTE: spliced into k8s-preflight.yaml.tmpl only when GPUs are requested (a CPU fleet asks for none).
+_K8S_GPU_TOLERATIONS = """\
+      tolerations:
+        - key: nvidia.com/gpu
+          operator: Exists
+          effect: NoSchedule
+"""
+_K8S_GPU_RESOURCES = """\
+          resources:
+            limits:
+              nvidia.com/gpu: {gpus}
+"""
 
 
 def render_kubernetes(o: FleetOptions) -> ScaffoldFile:
@@ -331,7 +369,9 @@ def render_kubernetes(o: FleetOptions) -> ScaffoldFile:
         header=_header("Kubernetes manifests (`envguard init fleet --kubernetes`)", _fleet_argv("kubernetes", o)),
         path=FLEET_FILES["kubernetes"], name=o.job_name, kubectl_ns=ns_flag,
         namespace_line=f"  namespace: {o.namespace}\n" if o.namespace is not None else "",
-        nodes=o.nodes, gpus_per_node=o.gpus_per_node, image=_quoted(o.image), rdzv_port=o.rdzv_port,
+        nodes=o.nodes, image=_quoted(o.image), rdzv_port=o.rdzv_port, **_ddp_args(o),
+        gpu_tolerations=_K8S_GPU_TOLERATIONS if o.gpus_per_node else "",
+        gpu_resources=_K8S_GPU_RESOURCES.format(gpus=o.gpus_per_node) if o.gpus_per_node else "",
         deadline_s=time_seconds(o.time), preflight_args=_preflight_args(o.python, o.lock, o.smoke_level),
         python_args=_python_args(o.python),
     )

@@ -238,6 +238,103 @@ def test_duplicate_node_names_are_kept_apart(tmp_path: Path) -> None:
     assert all("also in" in p["message"] for p in doc["problems"])
 
 
+# ---- the multi-node DDP smoke (<node>/ddp/smoke.json, as the fleet launchers write it) --------------------
+
+WEIGHTS = "8703d50102767daf2bd4daa24ebe31c0fbc8abf69d30b67fc868162f72c67c9e"
+
+
+def ddp_doc(status: SmokeStatus = SmokeStatus.PASSED, weights: str = WEIGHTS, world: int = 2) -> dict[str, Any]:
+    detail = f"gloo, world {world}, 1 step(s): parameters identical across ranks" if status is SmokeStatus.PASSED \
+        else "distributed run failed (gloo, rank 0): peer closed the connection"
+    r = SmokeRun(1, "/venv/bin/python", (SmokeResult(
+        "ddp", status, 9.0, detail, {"world_size": float(world)},
+        {"weights[float32,cpu]": weights} if status is SmokeStatus.PASSED else {}, device="cpu"),), 9.0)
+    return smoke_doc(r)
+
+
+def ddp_fleet(folder: Path, nodes: int = 2, **ddp: Any) -> None:
+    for i in range(1, nodes + 1):
+        write(folder, f"node{i}/preflight.json", preflight_doc(f"node{i}", r=run(700.0 + i)))
+        write(folder, f"node{i}/ddp/smoke.json", ddp_doc(**ddp))
+
+
+def test_each_node_s_ddp_result_joins_the_node(tmp_path: Path) -> None:
+    ddp_fleet(tmp_path)
+    code, out, doc = cli(str(tmp_path), "--format", "json")
+    assert code == 0, out
+    assert [n["node"] for n in doc["nodes"]] == ["node1", "node2"]  # two nodes, not four
+    for n in doc["nodes"]:
+        assert n["files"] == [f"{n['node']}/preflight.json", f"{n['node']}/ddp/smoke.json"]
+        assert n["ddp"] == {"status": "passed", "detail": "gloo, world 2, 1 step(s): parameters identical across "
+                            "ranks", "world_size": 2, "weights": WEIGHTS, "digests": {"weights[float32,cpu]": WEIGHTS},
+                            "file": f"{n['node']}/ddp/smoke.json"}
+    assert doc["summary"]["nodes"] == 2 and doc["problems"] == []
+    code, text, _ = cli(str(tmp_path), "--no-color")
+    assert "Multi-node DDP smoke" in text and f"{WEIGHTS[:16]}…" in text
+    assert re.search(r"node1\s+passed\s+2\s+8703d50102767daf", text)
+
+
+def test_ddp_results_are_found_only_under_a_node_folder(tmp_path: Path) -> None:
+    from envguard.fleet import result_paths
+
+    ddp_fleet(tmp_path)
+    write(tmp_path, "node1/deeper/other/x.json", preflight_doc("x"))  # not a result place
+    # preflight writes fingerprint.json beside preflight.json, which holds the same fingerprint: not read
+    write(tmp_path, "node1/fingerprint.json", fingerprint_of(snap()).to_dict())
+    assert [p.relative_to(tmp_path).as_posix() for p in result_paths(tmp_path)] == [
+        "node1/ddp/smoke.json", "node1/preflight.json", "node2/ddp/smoke.json", "node2/preflight.json"]
+
+
+def test_a_failed_or_missing_ddp_part_is_an_error_on_that_node(tmp_path: Path) -> None:
+    ddp_fleet(tmp_path, 3)
+    write(tmp_path, "node2/ddp/smoke.json", ddp_doc(SmokeStatus.FAILED))
+    write(tmp_path, "node3/ddp/smoke.json", "")  # the step was killed before envguard wrote its result
+    code, out, doc = cli(str(tmp_path), "--format", "json")
+    assert code == 1, out
+    nodes = {n["node"]: n for n in doc["nodes"]}
+    assert [nodes[n]["ddp"]["status"] for n in ("node1", "node2", "node3")] == ["passed", "failed", "missing"]
+    found = {(f["code"], tuple(f["nodes"])) for f in doc["findings"]}
+    assert ("smoke-failed", ("node2",)) in found and ("ddp-no-result", ("node3",)) in found
+    (problem,) = [p for p in doc["problems"] if p["file"] == "node3/ddp/smoke.json"]
+    assert problem["kind"] == UNREADABLE and problem["node"] == "node3"
+    assert "wrote no result (killed, or it died before the end" in problem["message"]
+    _, text, _ = cli(str(tmp_path), "--no-color")
+    assert "no DDP smoke result from node3" in " ".join(text.split())
+
+
+def test_nodes_whose_ddp_weights_differ_are_outliers(tmp_path: Path) -> None:
+    ddp_fleet(tmp_path, 3)
+    write(tmp_path, "node3/ddp/smoke.json", ddp_doc(weights="f" * 64))
+    code, _out, doc = cli(str(tmp_path), "--format", "json")
+    assert code == 1
+    (outlier,) = doc["outliers"]
+    assert outlier["node"] == "node3" and outlier["kind"] == "ddp"
+    assert outlier["reason"] == f"DDP weights digest {'f' * 16}, the majority (2 of 3 nodes) has {WEIGHTS[:16]}"
+
+
+def test_a_ddp_part_joins_the_node_of_its_folder_whatever_the_node_is_called(tmp_path: Path) -> None:
+    write(tmp_path, "gpu-a01/preflight.json", preflight_doc("gpu-a01.cluster.example"))
+    write(tmp_path, "gpu-a01/ddp/smoke.json", ddp_doc())
+    write(tmp_path, "gpu-a02/ddp/smoke.json", ddp_doc())  # no preflight: the DDP part is a node of its own
+    _, _, doc = cli(str(tmp_path), "--format", "json")
+    nodes = {n["node"]: n for n in doc["nodes"]}
+    assert sorted(nodes) == ["gpu-a01.cluster.example", "gpu-a02"]
+    assert nodes["gpu-a01.cluster.example"]["ddp"]["status"] == "passed"
+    assert nodes["gpu-a02"]["kind"] == "ddp" and nodes["gpu-a02"]["fingerprint"] is None
+
+
+def test_html_shows_each_node_s_ddp(tmp_path: Path) -> None:
+    ddp_fleet(tmp_path)
+    write(tmp_path, "node2/ddp/smoke.json", ddp_doc(SmokeStatus.FAILED))
+    page = fleet_html(read_results(sorted(tmp_path.rglob("*.json")), root=tmp_path), 1)
+    section = page.split('<section id="ddp">')[1].split("</section>")[0]
+    assert "<h2>Multi-node DDP smoke</h2>" in section
+    assert section.count("<tr>") == 3  # the header and one row per node
+    assert f"<code>{WEIGHTS[:16]}…</code>" in section and 'class="sev-error">failed<' in section
+    nodes = page.split('<section id="nodes">')[1].split("</section>")[0]
+    assert "<th>DDP</th>" in nodes and f"passed, world 2, weights {WEIGHTS[:16]}…" in nodes
+
+
 # ---- bad input ---------------------------------------------------------------------------------
 
 
@@ -259,7 +356,7 @@ def test_each_bad_file_is_reported_and_the_report_goes_on(tmp_path: Path) -> Non
     write(tmp_path, "lock.json", {"envguard_result_version": 1, "command": "lock", "exit_code": 0})
     write(tmp_path, "failed.json", {"envguard_result_version": 1, "command": "check", "error": "no such file",
                                     "exit_code": 3})
-    write(tmp_path, "node0/fingerprint.json", fingerprint_of(snap()).to_dict())
+    write(tmp_path, "loose/fingerprint.json", fingerprint_of(snap()).to_dict())  # no preflight.json beside it
     bad_snapshot = preflight_doc("bad-snapshot")
     bad_snapshot["check"]["snapshot"]["schema_version"] = 99
     write(tmp_path, "bad-snapshot.json", bad_snapshot)
@@ -285,7 +382,7 @@ def test_each_bad_file_is_reported_and_the_report_goes_on(tmp_path: Path) -> Non
     assert "a JSON list, not an object" in problems["list.json"][1]
     assert problems["lock.json"][1] == "an `envguard lock` result, not a node result (preflight, check or smoke)"
     assert problems["failed.json"][1] == "envguard check could not run on the node: no such file"
-    assert problems["node0/fingerprint.json"][0] == SKIPPED
+    assert problems["loose/fingerprint.json"][0] == SKIPPED
     assert problems["bad-snapshot.json"][0] == INCOMPLETE
     assert "schema_version 99 is not supported" in problems["bad-snapshot.json"][1]
     assert problems["no-check.json"] == (INCOMPLETE, "step check could not run: interpreter /x is missing; driver, "

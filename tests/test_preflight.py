@@ -258,3 +258,12 @@ def test_preflight_refuses_existing_results_before_running_anything(tmp_path: Pa
     code, _o, err = invoke("preflight", "--no-verify", "--smoke-level", "2", "--out", str(out))
     assert code == 3 and "nothing was run or written" in err
     assert (out / "junit.xml").read_text() == "old results\n"
+
+
+def test_the_node_is_named_by_slurm_under_slurm() -> None:
+    from envguard.preflight import node_name
+
+    # several slurmd daemons can share one host (and its hostname); Slurm's node name is unique
+    assert node_name({"SLURMD_NODENAME": "node2"}, "vm") == "node2"
+    assert node_name({"SLURMD_NODENAME": " "}, "vm") == "vm"
+    assert node_name({}, "gpu-a01.cluster") == "gpu-a01.cluster"

@@ -1,10 +1,9 @@
-"""`envguard init ci` / `envguard init fleet`: the rendered files parsed back (YAML, a minimal Kubernetes
-schema, #SBATCH directives, `bash -n`), input validation, refusal to overwrite, --dry-run, determinism."""
+"""`envguard init ci` / `envguard init fleet`: the rendered files parsed back (YAML, the Kubernetes OpenAPI
+schemas of the last three minor versions, #SBATCH directives, `bash -n`), input validation, refusal to
+overwrite, --dry-run, determinism."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import re
 import shutil
 from pathlib import Path
@@ -21,7 +20,31 @@ from envguard.errors import InputError
 from envguard.scaffold import CI_FILES, FLEET_FILES, CiOptions, FleetOptions, render_ci, render_fleet
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Where the CLI tests' envguard "was installed from" (ci_setup.read_direct_url is patched to say so).
+GIT_URL, COMMIT = "https://git.example.com/ml/envguard.git", "4f1c0d2e9b8a7c6d5e4f3a2b1c0d9e8f7a6b5c4d"
+INSTALL = f"python3 -m pip install 'envguard @ git+{GIT_URL}@{COMMIT}'"
 K8S = FleetOptions(nodes=4, gpus_per_node=8, image="registry.example.com/ml/train:2024.06", namespace="ml-infra")
+
+
+def ci(**options: Any) -> CiOptions:
+    """CiOptions with the install command the CLI derives for the patched install record."""
+    return CiOptions(**{"install_cmd": INSTALL, **options})
+
+
+@pytest.fixture(autouse=True)
+def installed_from_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This envguard's install record (PEP 610 direct_url.json) says: a git URL at a commit."""
+    from envguard import ci_setup
+
+    record = {"url": GIT_URL, "vcs_info": {"vcs": "git", "commit_id": COMMIT, "requested_revision": "main"}}
+    monkeypatch.setattr(ci_setup, "read_direct_url", lambda name="envguard": (record, __version__))
+
+
+def _lock_in(folder: Path, name: str = "envguard.lock.json") -> Path:
+    """The lock the pre-commit hook verifies must exist."""
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("{}\n")
+    return folder
 
 
 def _one(files: tuple[scaffold.ScaffoldFile, ...]) -> scaffold.ScaffoldFile:
@@ -30,7 +53,7 @@ def _one(files: tuple[scaffold.ScaffoldFile, ...]) -> scaffold.ScaffoldFile:
 
 
 def _yaml(kind: str, options: CiOptions | None = None) -> Any:
-    return yaml.safe_load(_one(render_ci([kind], options or CiOptions())).text)
+    return yaml.safe_load(_one(render_ci([kind], options or ci())).text)
 
 
 def invoke(*args: str) -> tuple[int, str, str]:
@@ -42,7 +65,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 def _all_files() -> tuple[scaffold.ScaffoldFile, ...]:
-    return (*render_ci(list(CI_FILES), CiOptions()), *render_fleet("slurm", FleetOptions(partition="gpu")),
+    return (*render_ci(list(CI_FILES), ci()), *render_fleet("slurm", FleetOptions(partition="gpu")),
             *render_fleet("kubernetes", K8S))
 
 
@@ -80,7 +103,7 @@ def test_every_template_is_listed_in_the_templates_readme() -> None:
 
 
 def test_github_workflow_structure() -> None:
-    doc = _yaml("github", CiOptions(runner_labels=("self-hosted", "linux", "a100"), lock="lock/", smoke_level=2))
+    doc = _yaml("github", ci(runner_labels=("self-hosted", "linux", "a100"), lock="lock/", smoke_level=2))
     assert set(doc["on"]) == {"push", "pull_request", "workflow_dispatch", "schedule"}
     assert doc["permissions"] == {"contents": "read"}
     job = doc["jobs"]["preflight"]
@@ -89,7 +112,7 @@ def test_github_workflow_structure() -> None:
     assert all(("uses" in s) != ("run" in s) and s["name"] for s in steps)
     assert steps[0]["uses"].startswith("actions/checkout@")
     runs = [s["run"] for s in steps if "run" in s]
-    assert runs[0] == scaffold.DEFAULT_INSTALL_CMD
+    assert runs[0] == INSTALL
     assert "envguard preflight --lock lock/ --smoke-level 2 --out envguard-preflight --force" in runs
     upload = steps[-1]
     assert upload["uses"].startswith("actions/upload-artifact@")
@@ -99,19 +122,19 @@ def test_github_workflow_structure() -> None:
 
 
 def test_github_labels_that_look_like_yaml_scalars_stay_strings() -> None:
-    doc = _yaml("github", CiOptions(runner_labels=("self-hosted", "true", "1.0", "null")))
+    doc = _yaml("github", ci(runner_labels=("self-hosted", "true", "1.0", "null")))
     assert doc["jobs"]["preflight"]["runs-on"] == ["self-hosted", "true", "1.0", "null"]
 
 
 def test_install_command_is_quoted_and_kept_verbatim() -> None:
     cmd = 'pip install "envguard @ git+https://git.example.com/ml/envguard@v0.1.0" # a: b'
-    doc = _yaml("github", CiOptions(install_cmd=cmd))
+    doc = _yaml("github", ci(install_cmd=cmd))
     assert doc["jobs"]["preflight"]["steps"][1]["run"] == cmd
-    assert _yaml("gitlab", CiOptions(install_cmd=cmd))["envguard-preflight"]["script"][0] == cmd
+    assert _yaml("gitlab", ci(install_cmd=cmd))["envguard-preflight"]["script"][0] == cmd
 
 
 def test_gitlab_job_structure() -> None:
-    doc = _yaml("gitlab", CiOptions(python=".venv/bin/python"))
+    doc = _yaml("gitlab", ci(python=".venv/bin/python"))
     job = doc["envguard-preflight"]
     assert job["stage"] == "test"
     assert job["tags"] == ["linux", "gpu"]  # GitHub's "self-hosted" label means nothing to GitLab
@@ -140,7 +163,7 @@ def test_pre_commit_local_hook() -> None:
 
 
 def test_pre_commit_with_a_custom_lock_and_python() -> None:
-    hook = _yaml("pre-commit", CiOptions(lock="locks/prod.json", python=".venv"))["repos"][0]["hooks"][0]
+    hook = _yaml("pre-commit", ci(lock="locks/prod.json", python=".venv"))["repos"][0]["hooks"][0]
     assert hook["entry"] == "envguard verify locks/prod.json --python .venv"
     assert re.search(hook["files"], "locks/prod.json")
     assert not re.search(hook["files"], "locks/prod.json.bak")
@@ -178,19 +201,33 @@ def test_sbatch_runs_preflight_per_node_then_a_multinode_ddp_smoke_then_the_repo
     sruns = [i for i, line in enumerate(lines) if line.startswith("srun ")]
     assert len(sruns) == 2 and all("--ntasks-per-node=1" in lines[i] for i in sruns)
     preflight, smoke = (" ".join(lines[i:i + 5]) for i in sruns)
-    # NOTE: $(hostname) and $SLURM_NODEID sit inside single quotes, so each node expands its own.
+    # NOTE: $SLURMD_NODENAME and $SLURM_NODEID sit inside single quotes, so each node expands its own; the
+    # Slurm node name, not the hostname, which several slurmd daemons on one host share.
     assert ("bash -c 'envguard preflight --lock lock/ --smoke-level 2 "
-            "--out \"results/${SLURM_JOB_ID}/$(hostname)\"'") in preflight
+            "--out \"results/${SLURM_JOB_ID}/${SLURMD_NODENAME}\"'") in preflight
+    assert "$(hostname)" not in text
     assert 'head_node=$(scontrol show hostnames "${SLURM_JOB_NODELIST}" | head -n1)' in lines
-    assert 'export ENVGUARD_RDZV_ENDPOINT="${head_node}:29500"' in lines
-    for part in ("envguard smoke --only ddp", '--nnodes "${SLURM_NNODES}"', '--node-rank "${SLURM_NODEID}"',
-                 "--nproc-per-node 4", '--rdzv-endpoint "${ENVGUARD_RDZV_ENDPOINT}"'):
+    # the rendezvous host is the head node's NodeAddr (a node name need not resolve), the name the fallback
+    assert ("head_addr=$(scontrol show node \"${head_node}\" -o 2>/dev/null | tr ' ' '\\n' "
+            "| sed -n 's/^NodeAddr=//p' | head -n1)") in lines
+    assert 'export ENVGUARD_RDZV_ENDPOINT="${head_addr:-${head_node}}:29500"' in lines
+    for part in ("envguard smoke --only ddp --level 2", '--nnodes "${SLURM_NNODES}"', '--node-rank "${SLURM_NODEID}"',
+                 "--nproc-per-node 4", '--rdzv-endpoint "${ENVGUARD_RDZV_ENDPOINT}"', "--gpus-per-node=4"):
         assert part in smoke
+    assert "--device cpu" not in smoke
     assert smoke.index("bash -c '") < smoke.index("${SLURM_NODEID}")
-    # NOTE: `fleet report DIR` reads DIR/*.json and DIR/*/*.json as node results; the DDP smoke's JSON sits a
-    # level deeper, so it is not taken for another node.
-    assert 'out="results/${SLURM_JOB_ID}/$(hostname)/ddp"' in smoke and '> "${out}/smoke.json"' in smoke
+    # NOTE: `fleet report DIR` reads DIR/<node>/ddp/*.json as that node's part of the DDP smoke.
+    assert 'out="results/${SLURM_JOB_ID}/${SLURMD_NODENAME}/ddp"' in smoke and '> "${out}/smoke.json"' in smoke
     assert 'envguard fleet report "${results}"' in lines
+
+
+def test_sbatch_for_cpu_nodes_requests_no_gpus() -> None:
+    text = _one(render_fleet("slurm", FleetOptions(nodes=2, gpus_per_node=0, smoke_level=0))).text
+    assert "--gpus-per-node" not in _sbatch_directives(text)
+    assert "gpus-per-node" not in text.split("#SBATCH --output")[1]  # neither srun asks for GPUs
+    assert "--gpus-per-node 0" in text  # the re-create command in the header
+    # one gloo rank per node on the CPU, at least level 1 (a preflight without a smoke still runs the DDP one)
+    assert "--only ddp --level 1 --device cpu --nnodes" in text and "--nproc-per-node 1 " in text
 
 
 @pytest.mark.slow
@@ -207,110 +244,75 @@ def test_sbatch_script_is_valid_bash(tmp_path: Path) -> None:
 
 # ---- Kubernetes -----------------------------------------------------------------------------------
 
-_STR = {"type": "string", "minLength": 1}
-_META = {"type": "object", "required": ["name"], "properties": {"name": _STR, "namespace": _STR,
-                                                                 "labels": {"type": "object"}}}
-SERVICE_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["apiVersion", "kind", "metadata", "spec"],
-    "properties": {
-        "apiVersion": {"const": "v1"}, "kind": {"const": "Service"}, "metadata": _META,
-        "spec": {"type": "object", "required": ["clusterIP", "selector", "ports"], "properties": {
-            "clusterIP": {"const": "None"}, "publishNotReadyAddresses": {"type": "boolean"},
-            "selector": {"type": "object"},
-            "ports": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["port"], "properties": {
-                "name": _STR, "port": {"type": "integer", "minimum": 1, "maximum": 65535}}}},
-        }},
-    },
-}
-_CONTAINER = {
-    "type": "object", "required": ["name", "image", "command", "resources"],
-    "properties": {
-        "name": _STR, "image": _STR, "imagePullPolicy": {"enum": ["Always", "IfNotPresent", "Never"]},
-        "command": {"type": "array", "items": {"type": "string"}}, "args": {"type": "array", "items": _STR},
-        "env": {"type": "array", "items": {"type": "object", "required": ["name", "value"],
-                                           "properties": {"name": _STR, "value": {"type": "string"}}}},
-        "resources": {"type": "object", "required": ["limits"], "properties": {
-            "limits": {"type": "object", "required": ["nvidia.com/gpu"],
-                       "properties": {"nvidia.com/gpu": {"type": "integer", "minimum": 1}}}}},
-        "volumeMounts": {"type": "array", "items": {"type": "object", "required": ["name", "mountPath"]}},
-    },
-}
-JOB_SCHEMA: dict[str, Any] = {
-    "type": "object", "required": ["apiVersion", "kind", "metadata", "spec"],
-    "properties": {
-        "apiVersion": {"const": "batch/v1"}, "kind": {"const": "Job"}, "metadata": _META,
-        "spec": {"type": "object", "required": ["completionMode", "completions", "parallelism", "template"],
-                 "properties": {
-            "completionMode": {"const": "Indexed"}, "completions": {"type": "integer", "minimum": 1},
-            "parallelism": {"type": "integer", "minimum": 1}, "backoffLimit": {"type": "integer", "minimum": 0},
-            "activeDeadlineSeconds": {"type": "integer", "minimum": 1},
-            "ttlSecondsAfterFinished": {"type": "integer", "minimum": 0},
-            "template": {"type": "object", "required": ["metadata", "spec"], "properties": {
-                "metadata": {"type": "object", "required": ["labels"]},
-                "spec": {"type": "object", "required": ["restartPolicy", "containers"], "properties": {
-                    "restartPolicy": {"const": "Never"}, "subdomain": _STR,
-                    "containers": {"type": "array", "minItems": 1, "items": _CONTAINER},
-                    "volumes": {"type": "array", "items": {"type": "object", "required": ["name"]}},
-                }},
-            }},
-        }},
-    },
-}
-_TYPES: dict[str, type | tuple[type, ...]] = {"object": dict, "array": list, "string": str, "boolean": bool,
-                                              "integer": int}
-
-
-def _validate(value: Any, schema: dict[str, Any], where: str = "$") -> None:
-    """The subset of JSON Schema the schemas above use (no download, no dependency)."""
-    if "const" in schema:
-        assert value == schema["const"], f"{where}: {value!r} != {schema['const']!r}"
-    if "enum" in schema:
-        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
-    kind = schema.get("type")
-    if kind is not None:
-        assert isinstance(value, _TYPES[kind]) and not (kind == "integer" and isinstance(value, bool)), \
-            f"{where}: {value!r} is not {kind}"
-    if kind == "string":
-        assert len(value) >= schema.get("minLength", 0), f"{where}: empty"
-    if kind == "integer":
-        assert schema.get("minimum", value) <= value <= schema.get("maximum", value), f"{where}: {value} out of range"
-    if kind == "object":
-        for key in schema.get("required", ()):
-            assert key in value, f"{where}: {key} is missing"
-        for key, sub in schema.get("properties", {}).items():
-            if key in value:
-                _validate(value[key], sub, f"{where}.{key}")
-    if kind == "array":
-        assert len(value) >= schema.get("minItems", 0), f"{where}: too few items"
-        for i, item in enumerate(value):
-            _validate(item, schema.get("items", {}), f"{where}[{i}]")
-
-
 def _k8s_docs(options: FleetOptions = K8S) -> tuple[dict[str, Any], dict[str, Any]]:
     docs = list(yaml.safe_load_all(_one(render_fleet("kubernetes", options)).text))
     assert [d["kind"] for d in docs] == ["Service", "Job"]
     return docs[0], docs[1]
 
 
-def test_kubernetes_manifests_match_the_schema() -> None:
-    service, job = _k8s_docs()
-    for doc in (service, job):
-        assert doc["apiVersion"] and doc["kind"] and doc["metadata"]["name"]
-    _validate(service, SERVICE_SCHEMA)
-    _validate(job, JOB_SCHEMA)
-    if importlib.util.find_spec("jsonschema") is not None:  # the full validator, when it is installed
-        jsonschema = importlib.import_module("jsonschema")
-        jsonschema.validate(service, SERVICE_SCHEMA)
-        jsonschema.validate(job, JOB_SCHEMA)
+def _k8s_minor_versions() -> list[str]:
+    """The Kubernetes minor versions whose OpenAPI-derived JSON schemas kubernetes-validate ships, oldest first."""
+    from kubernetes_validate.utils import all_versions
+    from packaging.version import Version
+
+    return sorted({".".join(v.split(".")[:2]) for v in all_versions()}, key=Version)
 
 
-def test_the_minimal_schema_check_catches_mistakes() -> None:
+#: The last three Kubernetes minor versions (kubernetes-validate >= 1.37 in the test extras: 1.35, 1.36, 1.37).
+K8S_VERSIONS = _k8s_minor_versions()[-3:]
+
+
+def _k8s_validate(doc: dict[str, Any], version: str) -> None:
+    """Validate against that version's schema, strict: an unknown field is an error, as `kubectl apply
+    --validate=strict` makes it."""
+    import kubernetes_validate
+
+    assert kubernetes_validate.validate(doc, version, strict=True) == version
+
+
+def test_the_schemas_are_the_last_three_kubernetes_minor_versions() -> None:
+    from packaging.version import Version
+
+    assert len(K8S_VERSIONS) == 3 and Version(K8S_VERSIONS[-1]) >= Version("1.37")
+    minors = [Version(v).minor for v in K8S_VERSIONS]
+    assert minors == list(range(minors[0], minors[0] + 3))
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+@pytest.mark.parametrize("options", [
+    K8S, FleetOptions(nodes=2, gpus_per_node=0, image="train:1", smoke_level=0),
+    FleetOptions(nodes=64, gpus_per_node=4, image="train:1", python=".venv/bin/python", lock="lock/", time="1-00:00",
+                 job_name="gpu-check", rdzv_port=29600),
+])
+def test_kubernetes_manifests_validate_against_the_kubernetes_openapi_schema(version: str,
+                                                                           options: FleetOptions) -> None:
+    service, job = _k8s_docs(options)
+    _k8s_validate(service, version)
+    _k8s_validate(job, version)
+
+
+@pytest.mark.parametrize("version", K8S_VERSIONS)
+def test_the_schema_check_catches_mistakes(version: str) -> None:
+    import kubernetes_validate
+
     _service, job = _k8s_docs()
-    job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] = "8"
-    with pytest.raises(AssertionError, match="is not integer"):
-        _validate(job, JOB_SCHEMA)
-    with pytest.raises(AssertionError, match="completionMode"):
-        _validate({**job, "spec": {**job["spec"], "completionMode": "NonIndexed"}}, JOB_SCHEMA)
+    spec = job["spec"]
+    pod = spec["template"]["spec"]
+    container = {k: v for k, v in pod["containers"][0].items() if k != "name"}
+    for bad, says in (({**spec, "completionMod": "Indexed"}, "'completionMod' was unexpected"),
+                      ({**spec, "completions": "4"}, "'4' is not of type 'integer'"),
+                      ({**spec, "template": {**spec["template"], "spec": {**pod, "containers": [container]}}},
+                       "'name' is a required property")):
+        with pytest.raises(kubernetes_validate.ValidationError, match=re.escape(says)):
+            kubernetes_validate.validate({**job, "spec": bad}, version, strict=True)
+
+
+def test_kubernetes_cpu_nodes_ask_for_no_gpus() -> None:
+    _service, job = _k8s_docs(FleetOptions(nodes=2, gpus_per_node=0, image="train:1"))
+    pod = job["spec"]["template"]["spec"]
+    assert "tolerations" not in pod and "resources" not in pod["containers"][0]
+    script = pod["containers"][0]["args"][0]
+    assert "--only ddp --level 1 --device cpu --nnodes" in script and "--nproc-per-node 1 " in script
 
 
 def test_kubernetes_indexed_job_one_pod_per_gpu_node() -> None:
@@ -381,10 +383,11 @@ def test_bad_slurm_times(value: str) -> None:
 
 
 @pytest.mark.parametrize("options", [
-    CiOptions(runner_labels=()), CiOptions(runner_labels=("gpu", "gpu")), CiOptions(runner_labels=("a b",)),
-    CiOptions(runner_labels=("-x",)), CiOptions(runner_labels=('x"]',)), CiOptions(python="py thon"),
-    CiOptions(lock="lock'; rm -rf /"), CiOptions(smoke_level=4), CiOptions(install_cmd="pip install x\nrm -rf /"),
-    CiOptions(install_cmd=""), CiOptions(install_cmd="pip install envguard\u00e9"),
+    ci(runner_labels=()), ci(runner_labels=("gpu", "gpu")), ci(runner_labels=("a b",)),
+    ci(runner_labels=("-x",)), ci(runner_labels=('x"]',)), ci(python="py thon"),
+    ci(lock="lock'; rm -rf /"), ci(smoke_level=4), ci(install_cmd="pip install x\nrm -rf /"),
+    ci(install_cmd=""), ci(install_cmd="pip install envguard\u00e9"),
+    CiOptions(),  # the CI jobs need an install command: there is no default one to fall back on
 ])
 def test_bad_ci_options(options: CiOptions) -> None:
     with pytest.raises(InputError):
@@ -392,7 +395,7 @@ def test_bad_ci_options(options: CiOptions) -> None:
 
 
 @pytest.mark.parametrize(("kind", "options"), [
-    ("slurm", FleetOptions(nodes=0)), ("slurm", FleetOptions(nodes=5000)), ("slurm", FleetOptions(gpus_per_node=0)),
+    ("slurm", FleetOptions(nodes=0)), ("slurm", FleetOptions(nodes=5000)), ("slurm", FleetOptions(gpus_per_node=-1)),
     ("slurm", FleetOptions(gpus_per_node=65)), ("slurm", FleetOptions(partition="gpu;rm")),
     ("slurm", FleetOptions(partition="-x")), ("slurm", FleetOptions(time="forever")),
     ("slurm", FleetOptions(image="x:1")), ("slurm", FleetOptions(rdzv_port=80)),
@@ -434,16 +437,20 @@ def test_cli_fleet_usage_errors(args: tuple[str, ...], tmp_path: Path) -> None:
 
 
 def test_cli_init_ci_writes_all_three_by_default(tmp_path: Path) -> None:
+    _lock_in(tmp_path)
     code, out, err = invoke("init", "ci", "-o", str(tmp_path))
     assert code == 0 and out == ""
-    expected = render_ci(list(CI_FILES), CiOptions())
+    assert "next: review the install command (REVIEW note), then commit the files" in err
+    expected = render_ci(list(CI_FILES), ci())
     for rendered in expected:
         assert (tmp_path / rendered.path).read_text() == rendered.text
         assert f"wrote {tmp_path / rendered.path}" in err
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(CI_FILES.values())
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == sorted(
+        [*CI_FILES.values(), "envguard.lock.json"])
 
 
 def test_cli_init_ci_only_the_chosen_kinds(tmp_path: Path) -> None:
+    _lock_in(tmp_path / "repo")
     code, _out, _err = invoke("init", "ci", "--pre-commit", "--github", "--runner-label", "self-hosted",
                               "--runner-label", "h100,linux", "-o", str(tmp_path / "repo"))
     assert code == 0
@@ -453,6 +460,7 @@ def test_cli_init_ci_only_the_chosen_kinds(tmp_path: Path) -> None:
 
 
 def test_cli_refuses_to_overwrite_without_force_and_writes_nothing(tmp_path: Path) -> None:
+    _lock_in(tmp_path)
     existing = tmp_path / CI_FILES["pre-commit"]
     existing.write_text("repos: []\n")
     code, _out, err = invoke("init", "ci", "-o", str(tmp_path))
@@ -479,9 +487,10 @@ def test_cli_dry_run_prints_and_writes_nothing(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     assert "would write envguard-preflight.yaml" in err
     assert out == _one(render_fleet("kubernetes", FleetOptions(nodes=2, image="train:1"))).text
+    _lock_in(tmp_path)
     code, out, _err = invoke("init", "ci", "--dry-run", "-o", str(tmp_path))
-    assert code == 0 and list(tmp_path.iterdir()) == []
-    assert out == "".join(f.text for f in render_ci(list(CI_FILES), CiOptions()))
+    assert code == 0 and [p.name for p in tmp_path.iterdir()] == ["envguard.lock.json"]
+    assert out == "".join(f.text for f in render_ci(list(CI_FILES), ci()))
 
 
 def test_cli_init_fleet_slurm_writes_the_script(tmp_path: Path) -> None:
@@ -495,10 +504,85 @@ def test_cli_init_fleet_slurm_writes_the_script(tmp_path: Path) -> None:
     assert "envguard init fleet --slurm --nodes 8 --gpus-per-node 4 --time 45" in text
 
 
-def test_cli_help_default_install_command_matches_the_renderer() -> None:
+def test_cli_help_says_where_the_default_install_command_comes_from() -> None:
     code, out, _err = invoke("init", "ci", "--help")
     assert code == 0
-    assert scaffold.DEFAULT_INSTALL_CMD in " ".join(out.split())
+    assert "[default: the source this envguard was installed from" in " ".join(out.split())
+    assert "pip install envguard" not in out
+
+
+def test_cli_install_command_given_is_not_reviewed(tmp_path: Path) -> None:
+    code, _out, err = invoke("init", "ci", "--github", "--install-cmd", "pip install ./dist/envguard.whl",
+                             "-o", str(tmp_path))
+    assert code == 0 and err.endswith("envguard: next: commit the files\n")
+    doc = yaml.safe_load((tmp_path / CI_FILES["github"]).read_text())
+    assert doc["jobs"]["preflight"]["steps"][1]["run"] == "pip install ./dist/envguard.whl"
+
+
+@pytest.mark.parametrize(("record", "why"), [
+    (None, "installed from a package index, and the name envguard on the public index belongs to an unrelated"),
+    ({"url": "file:///home/me/envguard", "dir_info": {"editable": True}},
+     "it is an editable install of the local folder /home/me/envguard, which a runner does not have"),
+    ({"url": "file:///srv/envguard.git", "vcs_info": {"vcs": "git", "commit_id": "abc"}},
+     "the local repository /srv/envguard.git, which a runner cannot reach"),
+])
+def test_cli_refuses_when_the_source_cannot_be_known(record: Any, why: str, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from envguard import ci_setup
+
+    monkeypatch.setattr(ci_setup, "read_direct_url", lambda name="envguard": (record, __version__))
+    code, out, err = invoke("init", "ci", "--gitlab", "-o", str(tmp_path))
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert err.startswith("envguard: error: cannot tell how a runner installs this envguard: ") and why in err
+    assert "give --install-cmd" in err
+    assert list(tmp_path.iterdir()) == []
+    # a pre-commit hook alone needs no install command
+    _lock_in(tmp_path)
+    assert invoke("init", "ci", "--pre-commit", "-o", str(tmp_path))[0] == 0
+
+
+@pytest.mark.parametrize("lock", [None, "locks/prod.json"])
+def test_cli_pre_commit_hook_needs_its_lock(lock: str | None, tmp_path: Path) -> None:
+    args = ("init", "ci", "--pre-commit", "-o", str(tmp_path), *(("--lock", lock) if lock else ()))
+    code, out, err = invoke(*args)
+    name = lock or "envguard.lock.json"
+    assert code == 3 and out == "" and err.count("\n") == 1
+    assert f"the hook would verify {name}, which is not in {tmp_path}" in err and "give --lock" in err
+    assert list(tmp_path.iterdir()) == []
+    _lock_in(tmp_path, name)
+    code, _out, _err = invoke(*args)
+    assert code == 0
+    hook = yaml.safe_load((tmp_path / CI_FILES["pre-commit"]).read_text())["repos"][0]["hooks"][0]
+    assert hook["entry"] == f"envguard verify {name}"
+
+
+@pytest.mark.parametrize(("record", "command"), [
+    ({"url": GIT_URL, "vcs_info": {"vcs": "git", "commit_id": COMMIT}, "subdirectory": "py"},
+     f"python3 -m pip install 'envguard @ git+{GIT_URL}@{COMMIT}#subdirectory=py'"),
+    ({"url": "file:///opt/wheels/envguard-0.1.0-py3-none-any.whl", "archive_info": {"hashes": {"sha256": "ab12"}}},
+     "python3 -m pip install /opt/wheels/envguard-0.1.0-py3-none-any.whl"),
+    ({"url": "https://files.example.com/envguard-0.1.0.tar.gz", "archive_info": {"hash": "sha256=ab12"}},
+     "python3 -m pip install 'envguard @ https://files.example.com/envguard-0.1.0.tar.gz#sha256=ab12'"),
+])
+def test_install_command_from_the_install_record(record: dict[str, Any], command: str) -> None:
+    from envguard.ci_setup import install_source
+
+    assert install_source(record, "0.1.0").command == command
+
+
+@pytest.mark.slow
+def test_the_real_install_record_of_this_envguard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from envguard import ci_setup
+
+    monkeypatch.undo()  # the real direct_url.json of the envguard under test
+    record, version = ci_setup.read_direct_url()
+    assert version == __version__
+    source = ci_setup.install_source(record, version)
+    # a development install (pip install -e .) is a local folder: refused, with the reason
+    if record is not None and "dir_info" in record:
+        assert source.command is None and "local folder" in source.detail
+    else:
+        assert source.command is not None or "package index" in source.detail
 
 
 # ---- the scripts run, with stand-ins for srun, scontrol and envguard -----------------------------------
@@ -515,7 +599,15 @@ exit 0
 """
 # srun: drop its own options, then run the command once as node 0 of the allocation.
 _FAKE_SRUN = '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\nSLURM_NODEID=0 exec "$@"\n'
-_FAKE_SCONTROL = '#!/bin/sh\necho "$*" >> "$FAKE_LOG"\nprintf "gpu-a01\\ngpu-a02\\n"\n'
+# scontrol: `show hostnames` expands the node list; `show node` answers like Slurm 22.05 (one line with -o).
+_FAKE_SCONTROL = r"""#!/bin/sh
+echo "$*" >> "$FAKE_LOG"
+case "$2" in
+  hostnames) printf "gpu-a01\ngpu-a02\n" ;;
+  node) [ -n "$FAKE_NODEADDR" ] &&
+        echo "NodeName=$3 Arch=x86_64 CoresPerSocket=8 NodeAddr=$FAKE_NODEADDR NodeHostName=$3 Version=22.05.8" ;;
+esac
+"""
 
 
 def _fake_bin(tmp_path: Path, **tools: str) -> Path:
@@ -528,26 +620,28 @@ def _fake_bin(tmp_path: Path, **tools: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("preflight_rc", [0, 1])
-def test_sbatch_script_runs_each_step_with_the_node_values(tmp_path: Path, preflight_rc: int) -> None:
+@pytest.mark.parametrize(("preflight_rc", "nodeaddr"), [(0, "10.1.2.3"), (1, "")])
+def test_sbatch_script_runs_each_step_with_the_node_values(tmp_path: Path, preflight_rc: int, nodeaddr: str) -> None:
     bash = shutil.which("bash")
-    if bash is None or shutil.which("hostname") is None:
-        pytest.skip("no bash or hostname")
+    if bash is None:
+        pytest.skip("no bash")
     bin_dir = _fake_bin(tmp_path, envguard=_FAKE_ENVGUARD, srun=_FAKE_SRUN, scontrol=_FAKE_SCONTROL)
     script = tmp_path / "job.sbatch"
     script.write_text(_one(render_fleet("slurm", FleetOptions(nodes=2, gpus_per_node=4, lock="lock/"))).text)
     log = tmp_path / "log"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_LOG": str(log), "FAKE_PREFLIGHT_RC": str(preflight_rc),
-           "SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "gpu-a[01-02]", "SLURM_NNODES": "2"}
+           "FAKE_NODEADDR": nodeaddr, "SLURM_JOB_ID": "42", "SLURM_JOB_NODELIST": "gpu-a[01-02]",
+           "SLURM_NNODES": "2", "SLURMD_NODENAME": "gpu-a01"}
     result = _subprocess.run((bash, str(script)), timeout=60, env=env, cwd=str(tmp_path))
     assert result.returncode == preflight_rc, result.stderr
-    host = _subprocess.run(("hostname",), timeout=10).stdout.strip()
+    host = "gpu-a01"
     calls = log.read_text().splitlines()
     assert calls == [
         f"envguard preflight --lock lock/ --smoke-level 1 --out results/42/{host}",
-        'show hostnames gpu-a[01-02]',
-        f"envguard smoke --only ddp --nnodes 2 --node-rank 0 --nproc-per-node 4 --rdzv-endpoint gpu-a01:29500 "
-        f"--junit results/42/{host}/ddp/junit.xml --force --format json",
+        "show hostnames gpu-a[01-02]",
+        "show node gpu-a01 -o",
+        f"envguard smoke --only ddp --level 1 --nnodes 2 --node-rank 0 --nproc-per-node 4 --rdzv-endpoint "
+        f"{nodeaddr or 'gpu-a01'}:29500 --junit results/42/{host}/ddp/junit.xml --force --format json",
         "envguard fleet report results/42",
     ]
     assert (tmp_path / "results" / "42" / host / "preflight.json").is_file()
@@ -573,14 +667,15 @@ def test_kubernetes_pod_script_prints_its_results_for_kubectl_logs(tmp_path: Pat
     out = tmp_path / "results" / "envguard-preflight-1"
     assert log.read_text().splitlines() == [
         f"envguard preflight --smoke-level 1 --out {out}",
-        "envguard smoke --only ddp --nnodes 3 --node-rank 1 --nproc-per-node 2 --rdzv-endpoint "
+        "envguard smoke --only ddp --level 1 --nnodes 3 --node-rank 1 --nproc-per-node 2 --rdzv-endpoint "
         f"envguard-preflight-0.envguard-preflight:29500 --junit {out}/ddp/junit.xml --force --format json",
     ]
     # The collection recipe in the manifest's header, applied to this log:
     awk = shutil.which("awk")
-    recipe = re.search(r"awk '([^']+)'", _one(render_fleet("kubernetes", K8S)).text)
-    assert recipe is not None
+    recipes = re.findall(r"awk '([^']+)'", _one(render_fleet("kubernetes", K8S)).text)
+    assert len(recipes) == 2
     if awk is not None:
-        collected = _subprocess.run((awk, recipe.group(1)), timeout=30, stdin=result.stdout)
-        assert collected.stdout.strip() == '{"command": "preflight"}'
+        collected = [_subprocess.run((awk, recipe), timeout=30, stdin=result.stdout).stdout.strip()
+                     for recipe in recipes]
+        assert collected == ['{"command": "preflight"}', '{"command": "smoke"}']
     assert "=== begin ddp/smoke.json envguard-preflight-1\n" in result.stdout

@@ -46,8 +46,9 @@ def _emit_scaffold(files: tuple[tuple[str, str], ...], written: tuple[str, ...],
 @click.option("--lock", metavar="FILE|DIR", help="Lock to verify against.  [default: ./envguard.lock.json "
               "(pre-commit), when present (preflight)]")
 @click.option("--smoke-level", type=int, default=1, show_default=True, help="Preflight smoke level (0 skips it).")
-@click.option("--install-cmd", metavar="COMMAND", help="How the runner installs envguard (REVIEW it: the name "
-              "envguard on the public index is an unrelated project).  [default: python3 -m pip install envguard]")
+@click.option("--install-cmd", metavar="COMMAND", help="How the runner installs envguard (the name envguard on the "
+              "public index is an unrelated project).  [default: the source this envguard was installed from: its "
+              "git URL and commit, or its wheel]")
 @click.option("-o", "--output-dir", default=".", show_default=True, metavar="DIR",
               help="Repository root to write into.")
 @click.option("--force", is_flag=True, help="Overwrite existing files.")
@@ -65,20 +66,22 @@ def init_ci(
     envguard init ci --github --runner-label self-hosted,linux,a100
     envguard init ci --pre-commit --lock lock/ --dry-run
     """
-    from envguard.scaffold import DEFAULT_INSTALL_CMD, CiOptions
+    from envguard.ci_setup import ci_inputs
+    from envguard.scaffold import DEFAULT_LOCK, CiOptions
 
     chosen = {"github": github, "gitlab": gitlab, "pre-commit": pre_commit}
     kinds = tuple(k for k, on in chosen.items() if on) or tuple(chosen)
     try:
+        install, defaulted = ci_inputs(kinds, output_dir, lock or DEFAULT_LOCK, install_cmd)
         options = CiOptions(runner_labels=split_values(runner_labels), python=python, lock=lock,
-                            smoke_level=smoke_level,
-                            install_cmd=DEFAULT_INSTALL_CMD if install_cmd is None else install_cmd)
+                            smoke_level=smoke_level, install_cmd=install)
         files = use.render_ci(kinds, options)
         written = () if dry_run else use.init_ci(kinds, output_dir, force, options)
     except EnvguardError as exc:
         fail(str(exc), "text", "init ci")
     _emit_scaffold(tuple((f.path, f.text) for f in files), written, dry_run,
-                   "review the install command (REVIEW note), then commit the files")
+                   "review the install command (REVIEW note), then commit the files" if defaulted
+                   else "commit the files")
     raise SystemExit(EXIT_OK)
 
 
@@ -86,7 +89,8 @@ def init_ci(
 @click.option("--slurm", is_flag=True, help="An sbatch script: envguard-preflight.sbatch.")
 @click.option("--kubernetes", is_flag=True, help="A headless Service and an Indexed Job: envguard-preflight.yaml.")
 @click.option("--nodes", type=int, default=2, show_default=True, help="Nodes to check (one envguard each).")
-@click.option("--gpus-per-node", type=int, default=8, show_default=True, help="GPUs to request on each node.")
+@click.option("--gpus-per-node", type=int, default=8, show_default=True,
+              help="GPUs to request on each node (0: CPU nodes, no GPU request).")
 @click.option("--partition", metavar="NAME[,NAME]", help="Slurm partition.  [default: the cluster's]")
 @click.option("--time", "time_limit", default="00:30:00", show_default=True, metavar="TIME",
               help="Wall-clock limit, Slurm format (Kubernetes: the Job's activeDeadlineSeconds).")

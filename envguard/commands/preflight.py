@@ -49,7 +49,7 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
     from envguard.fingerprints import fingerprint_of
     from envguard.lock.spec import LOCK_JSON
     from envguard.preflight import PreflightResult as _Result
-    from envguard.preflight import StepOutcome, fits, plan_steps
+    from envguard.preflight import StepOutcome, fits, node_name, plan_steps
     from envguard.smoke import DistOptions, select_cases
 
     environ = dict(os.environ if env is None else env)
@@ -83,7 +83,8 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
         steps.append(StepOutcome(step, "ran", "", time.monotonic() - t0))
     if fingerprint is None and report is not None:
         fingerprint = fingerprint_of(report.snapshot)
-    return _Result(node=socket.gethostname(), steps=tuple(steps), report=report, verify=verify_result, smoke=run,
+    return _Result(node=node_name(environ, socket.gethostname()), steps=tuple(steps), report=report,
+                   verify=verify_result, smoke=run,
                    fingerprint=fingerprint, fail_on=Severity.parse(options.fail_on),
                    wall_s=time.monotonic() - start)
 

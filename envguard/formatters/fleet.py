@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from envguard._version import __version__
-from envguard.fleet import INCOMPLETE, METRIC_LABELS, SKIPPED, FleetReport, NodePerf, Problem
+from envguard.fleet import INCOMPLETE, METRIC_LABELS, SKIPPED, DdpRun, FleetReport, NodePerf, Problem
 from envguard.formatters.base import RESULT_VERSION
 
 #: Problems that share a message are listed once, with their files, beyond this many.
@@ -67,6 +67,20 @@ def _grouped_problems(problems: Sequence[Problem]) -> list[tuple[str, str, list[
     return out
 
 
+def _ddp_cell(run: DdpRun | None) -> str:
+    """One node's DDP smoke in a few words: "passed, world 2, weights 8703d50102767daf…"."""
+    if run is None:
+        return ""
+    parts = [run.status] + ([f"world {run.world_size}"] if run.world_size is not None else [])
+    if run.weights:
+        parts.append(f"weights {run.weights[:16]}…")
+    return ", ".join(parts)
+
+
+def _ddp_rows(report: FleetReport) -> list[tuple[str, DdpRun]]:
+    return [(n.node, n.ddp) for n in report.nodes if n.ddp is not None]
+
+
 def _files(files: Sequence[str], limit: int = 6) -> str:
     return ", ".join(files[:limit]) + (f" (+{len(files) - limit} more)" if len(files) > limit else "")
 
@@ -117,6 +131,16 @@ def fleet_text(report: FleetReport, exit_code: int, *, color: bool = False, widt
             sev = {"error": "bold red", "warning": "yellow"}.get(f.severity.label, "")
             t.add_row(str(len(f.nodes)), f"[{sev}]{f.severity.label}[/]" if sev else f.severity.label, escape(code),
                       escape(f.message), escape(_files(f.nodes)))
+        console.print(t)
+    if ddp_rows := _ddp_rows(report):
+        console.print()
+        console.print("[bold]Multi-node DDP smoke[/] (one run across the nodes: every node ends with the same weights)")
+        t = table("node", "status", "world", "weights sha256", "detail")
+        for node, run in ddp_rows:
+            tone = "green" if run.status == "passed" else "bold red"
+            t.add_row(escape(node), f"[{tone}]{escape(run.status)}[/]",
+                      str(run.world_size) if run.world_size is not None else "",
+                      f"{run.weights[:16]}…" if run.weights else "", escape(run.detail))
         console.print(t)
     if report.perf and report.perf_metric:
         metric = report.perf_metric
@@ -177,6 +201,9 @@ def fleet_dict(report: FleetReport, exit_code: int) -> dict[str, Any]:
             {"node": n.node, "files": list(n.files), "kind": n.kind, "driver": n.driver, "cudnn": n.cudnn,
              "gpu": n.gpu, "fingerprint": n.fingerprint.digest if n.fingerprint else None,
              "findings": len(n.findings), "exit_code": n.exit_code,
+             "ddp": {"status": n.ddp.status, "detail": n.ddp.detail, "world_size": n.ddp.world_size,
+                     "weights": n.ddp.weights, "digests": dict(n.ddp.digests), "file": n.ddp.file}
+             if n.ddp is not None else None,
              "envguard_version": n.snapshot.envguard_version if n.snapshot is not None else None}
             for n in report.nodes
         ],
@@ -212,6 +239,7 @@ code { font: 12px ui-monospace, "DejaVu Sans Mono", monospace; }
 .sev-error, .kind-unreadable { color: var(--bad); font-weight: 600; }
 .sev-warning, .kind-incomplete { color: var(--warn); font-weight: 600; }
 .sev-info, .kind-skipped { color: var(--muted); }
+.ok { color: var(--ok); font-weight: 600; }
 svg text { font: 12px system-ui, "DejaVu Sans", sans-serif; fill: var(--fg); }
 svg .group { font-weight: 600; }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
@@ -345,11 +373,21 @@ def fleet_html(report: FleetReport, exit_code: int) -> str:
         parts.append('<section id="nodes"><h2>Nodes</h2>')
         perf: dict[str, NodePerf] = {p.node: p for p in report.perf}
         parts.append(_table(("node", "driver", "cuDNN", "GPU", "fingerprint", "findings",
-                             METRIC_LABELS[metric] if metric else "perf", "file"), [
+                             METRIC_LABELS[metric] if metric else "perf", "DDP", "file"), [
             (_E(n.node), _E(n.driver or "?"), _E(n.cudnn or "?"), _E(n.gpu or "?"),
              f"<code>{_E(n.fingerprint.digest[:12])}</code>" if n.fingerprint else "?", str(len(n.findings)),
              _fmt(perf[n.node].metrics.get(metric)) if metric and n.node in perf else "",
-             _E(", ".join(n.files))) for n in report.nodes], (5, 6)))
+             _E(_ddp_cell(n.ddp)), _E(", ".join(n.files))) for n in report.nodes], (5, 6)))
+        parts.append("</section>")
+    if ddp_rows := _ddp_rows(report):
+        parts.append('<section id="ddp"><h2>Multi-node DDP smoke</h2>')
+        parts.append('<p class="muted">One DDP run across the nodes: every node that finished it holds the same '
+                     "weights.</p>")
+        parts.append(_table(("node", "status", "world", "weights sha256", "detail"), [
+            (_E(node), f'<span class="{"ok" if run.status == "passed" else "sev-error"}">{_E(run.status)}</span>',
+             str(run.world_size) if run.world_size is not None else "",
+             f"<code>{_E(run.weights[:16])}…</code>" if run.weights else "", _E(run.detail))
+            for node, run in ddp_rows], (2,)))
         parts.append("</section>")
     parts.append('<section id="problems"><h2>Problems per file</h2>')
     if report.problems:
