@@ -102,7 +102,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
               if d.name.lower().replace("_", "-").startswith("nvidia-") and "ml-py" not in d.name.lower()]
     if wheels:
         names = [f"{d.name} {d.version}" for d in sorted(wheels, key=lambda d: d.name.lower())]
-        rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)), "target interpreter distributions"))
+        rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)),
+                               snapshot.origin if report else "target interpreter distributions"))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
         if isinstance(component, Unavailable):
             rows.append(SummaryRow(label, missing(component, "not found"), ", ".join(component.tried)))

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.reports import extract
 from envguard.reports.mentions import PROSE, Mention
-from envguard.reports.resolve import NOT_REPORTED, assemble
+from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
-from envguard.snapshot import Snapshot, Unavailable
+from envguard.snapshot import NOT_REPORTED, Snapshot, Unavailable
 
 __all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_report", "parse_environments",
            "parse_report"]

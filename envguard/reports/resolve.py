@@ -98,9 +98,9 @@ class Resolved:
                 old = out[twin]
                 mem = int(memory) if memory.isdigit() else None
                 out[twin] = (old[0], old[1], old[2] or mem, old[3] or cc or None)
-        cc = self.get("gpu_cc")
-        if cc is not None and len(out) == 1 and out[0][3] is None:
-            out[0] = (*out[0][:3], cc.value)
+        stated_cc = self.get("gpu_cc")
+        if stated_cc is not None and len(out) == 1 and out[0][3] is None:
+            out[0] = (*out[0][:3], stated_cc.value)
         return out
 
     def cudnn(self) -> list[Mention]:
@@ -231,14 +231,14 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
     for name, mention in (("tf", "tensorflow"), ("tf_message", "tensorflow"), ("tf_prose", "tensorflow")):
         m = r.get(name)
         if m is not None and not any(d.startswith(("tensorflow", "tf-nightly")) for d in dists):
-            found = re.search(r"\d+\.\d+(?:\.\d+)?", m.value)
-            if found:
-                dists[mention] = Distribution(mention, found.group(0))
-                pkgs[mention] = replace(m, value=found.group(0))
+            number = re.search(r"\d+\.\d+(?:\.\d+)?", m.value)
+            if number:
+                dists[mention] = Distribution(mention, number.group(0))
+                pkgs[mention] = replace(m, value=number.group(0))
     builds = list(frameworks_from({}, dists))
     out: list[FrameworkBuild] = []
-    for found in builds:
-        build = found
+    for derived in builds:
+        build = derived
         if build.name == "torch" and torch_m is not None:
             build = _torch_facts(r, build, torch_m, system, pkgs)
         elif build.name in ("torchvision", "torchaudio"):
@@ -260,10 +260,10 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             build = replace(build, accelerator=None if unknown_plugin else build.accelerator,
                             source=jaxlib.source if jaxlib else build.source)
         elif build.name == "paddle":
-            dist = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
+            listed = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
             accel = "cuda" if "paddlepaddle-gpu" in pkgs else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
                                                                 and pkgs["paddlepaddle"].tier >= FIELD else None)
-            build = replace(build, accelerator=accel, source=dist.source if dist else build.source)
+            build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
         out.append(build)
     return tuple(out)
 

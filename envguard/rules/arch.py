@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
@@ -58,7 +58,7 @@ class ArchRule:
                     reference, build.name,
                 )
 
-    def _toolkit_limit(self, build: FrameworkBuild, gpus: list[GpuInfo], matrices: Matrices) -> Iterator[Finding]:
+    def _toolkit_limit(self, build: FrameworkBuild, gpus: Sequence[GpuInfo], matrices: Matrices) -> Iterator[Finding]:
         """Without the build's arch list, its CUDA still bounds it: a torch built with a CUDA older than the first
         toolkit that compiles for a GPU's compute-capability major has no kernels of that major (torch's own
         _check_cubins then calls the GPU incompatible); one built with a CUDA newer than the last toolkit that

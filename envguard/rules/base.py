@@ -64,6 +64,12 @@ def cuda_builds(snapshot: Snapshot) -> Iterator[FrameworkBuild]:
     return (f for f in snapshot.frameworks if f.name in CORE_FRAMEWORKS and f.accelerator == "cuda")
 
 
+def interpreter_source(snapshot: Snapshot, what: str) -> str:
+    """Where a fact of the target interpreter came from: "target interpreter distributions" for a probed one,
+    the report for a pasted report (which has no interpreter envguard could look at)."""
+    return snapshot.origin if snapshot.origin.startswith("report") else f"target interpreter {what}"
+
+
 def ev(fact: str, value: object, source: str) -> Evidence:
     """Shorthand for an Evidence row."""
     return Evidence(fact, str(value), source)

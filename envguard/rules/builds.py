@@ -11,6 +11,7 @@ from envguard.rules.base import (
     applicable_requirements,
     build_evidence,
     ev,
+    interpreter_source,
     series,
     system_of,
     torch_variant,
@@ -79,7 +80,8 @@ class PlatformRule:
                         "platform-unsupported", Severity.ERROR,
                         f"TensorFlow {build.version} has no GPU support on native Windows (the last native-"
                         "Windows GPU release was 2.10), so it runs on the CPU whatever CUDA is installed.",
-                        (build_evidence(build), ev("platform", "native Windows", "target interpreter sys.platform")),
+                        (build_evidence(build),
+                         ev("platform", "native Windows", interpreter_source(snapshot, "sys.platform"))),
                         "use WSL2 (pip install 'tensorflow[and-cuda]' inside it), or pin "
                         "'tensorflow<2.11' with CUDA 11.2 / cuDNN 8.1 on Windows",
                         release.prov.source, build.name,
@@ -88,7 +90,7 @@ class PlatformRule:
                 yield Finding(
                     "platform-unsupported", Severity.ERROR,
                     f"{build.name} {build.version} claims a CUDA build, but macOS has no CUDA support.",
-                    (build_evidence(build), ev("platform", "macOS", "target interpreter sys.platform")),
+                    (build_evidence(build), ev("platform", "macOS", interpreter_source(snapshot, "sys.platform"))),
                     f"reinstall {build.distribution} from the default index (CPU / Metal build)", None, build.name,
                 )
 

@@ -13,6 +13,7 @@ from envguard.rules.base import (
     build_evidence,
     cuda_builds,
     ev,
+    interpreter_source,
     series,
     system_of,
     torch_variant,
@@ -77,7 +78,7 @@ class WheelPinRule:
                         f"{build.name} {build.version} needs {req.name}{req.specifier}, which is not installed, "
                         "so its CUDA libraries cannot load.",
                         (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
-                         ev(req.name, "not installed", "target interpreter distributions")),
+                         ev(req.name, "not installed", interpreter_source(snapshot, "distributions"))),
                         f"pip install '{req.name}{req.specifier}'", None, build.name,
                     )
                     continue
@@ -98,7 +99,7 @@ class WheelPinRule:
                     f"{req.name} {have.version} is installed"
                     + (" (older: symbols it needs are missing)." if code == "nccl-mismatch" else "."),
                     (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
-                     ev(req.name, have.version, "target interpreter distributions")),
+                     ev(req.name, have.version, interpreter_source(snapshot, "distributions"))),
                     f"pip install '{req.name}{req.specifier}'  # or find what else pins {req.name}: "
                     f"pip show {req.name} / pipdeptree -r -p {req.name}",
                     None, build.name,
@@ -259,7 +260,7 @@ class MixedWheelsRule:
             "mixed-cuda-wheels", Severity.WARNING,
             f"NVIDIA wheels for CUDA {' and '.join(str(m) for m in sorted(by_major))} are installed side by side; "
             "whichever a framework loads first decides which libraries the other gets.",
-            (ev("nvidia wheels", listing, "target interpreter distributions"),),
+            (ev("nvidia wheels", listing, interpreter_source(snapshot, "distributions")),),
             "keep the wheels of the CUDA major your frameworks were built for: `pip uninstall` the others, "
             "or give each framework its own environment",
             None, "nvidia-wheels",
@@ -272,7 +273,7 @@ class MixedWheelsRule:
                     code, Severity.ERROR,
                     f"{' and '.join(n for _, n in sorted(twins))} are both installed; they unpack into the same "
                     f"nvidia/{component[7:]}/ folder, so one overwrote the other's library.",
-                    (ev(component, ", ".join(n for _, n in twins), "target interpreter distributions"),),
+                    (ev(component, ", ".join(n for _, n in twins), interpreter_source(snapshot, "distributions")),),
                     "pip uninstall the one for the CUDA major your framework was not built for, then "
                     "`pip install --force-reinstall` the other",
                     None, "nvidia-wheels",
