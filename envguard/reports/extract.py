@@ -152,6 +152,11 @@ _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
 
 
+#: conda's transaction listing: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1".
+_CONDA_PLAN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,40}[\w.-]{1,60}(?:/[\w-]{1,30})?::([A-Za-z0-9._-]{1,60}?)-"
+                         r"(\d[\w.+!]{0,40})-(\S{1,80})\s*$")
+
+
 def packages(lines: list[str], offset: int) -> Iterator[Mention]:
     """pip freeze / pip list / uv pip list / pip show / conda list / collect_env "[pip3]" and "[conda]" lines."""
     for i, line in enumerate(lines):
@@ -162,6 +167,14 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
         match = _PIP_EQ.match(text)
         if match and _INTERESTING.match(normalize_name(match.group(1))):
             yield Mention("package", match.group(2), n, TOOL, "pip freeze", normalize_name(match.group(1)))
+            continue
+        match = _CONDA_PLAN.match(text)
+        if match and _INTERESTING.match(normalize_name(match.group(1))):
+            name, build = normalize_name(match.group(1)), match.group(4)
+            yield Mention("package", match.group(3), n, TOOL, "conda transaction", name)
+            if name in ("pytorch", "jaxlib", "tensorflow") and build.lower().startswith("cpu"):
+                yield Mention(f"{'torch' if name == 'pytorch' else name}_cuda_none", build, n, TOOL,
+                              "conda build string")
             continue
         match = _CONDA_ROW.match(text)
         if match and _INTERESTING.match(normalize_name(match.group(1))) and "==" not in text:
@@ -375,7 +388,7 @@ _HEDGE_WINDOW = 32
 _P_TORCH = re.compile(r"\b(?:py)?torch\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"
                       r"{1,2})?(?:\+\w{1,20})?)\b",
                       re.IGNORECASE)
-_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf)\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,"
+_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf-nightly|tf)`?\s{0,2}(?:release\s{1,2})?`?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,"
                    r"2})?)\b", re.IGNORECASE)
 _P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
 _P_PADDLE = re.compile(r"\bpaddle(?:paddle)?(?:-gpu)?\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"

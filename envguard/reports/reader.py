@@ -131,9 +131,11 @@ def _from_json(text: str, name: str) -> Snapshot | None:
     if not isinstance(data, dict) or "schema_version" not in data:
         return None
     try:
-        return Snapshot.from_dict(data)
+        snapshot = Snapshot.from_dict(data)
     except SnapshotError as exc:
         raise SnapshotError(f"{name}: {exc}") from exc
+    # NOTE: an envguard snapshot pasted as a report is what a probe saw, said so, and judged as a probe.
+    return replace(snapshot, origin=f"snapshot {name}, taken by {snapshot.origin}")
 
 
 def _has_facts(snapshot: Snapshot) -> bool:
