@@ -45,7 +45,7 @@ def diagnose(case: Path, matrices: Matrices) -> tuple[set[str] | None, list[str]
     meta = json.loads((case / "case.json").read_text())
     expected = [CODE[c] for c in meta["expected_findings"] if c != "none"]
     try:
-        envs = parse_environments((case / "env.txt").read_text(encoding="utf-8"), case.name)
+        envs = parse_environments((case / "env.txt").read_text(encoding="utf-8"), case.name, matrices)
     except SnapshotError:
         return None, expected
     errors: set[str] = set()

@@ -53,7 +53,7 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
     from envguard.reports import parse_environments
 
     mats = matrices if matrices is not None else load_matrices()
-    envs = parse_environments(text, name, mats.errors)
+    envs = parse_environments(text, name, mats)
     if len(envs) == 1:
         return run_rules(envs[0].snapshot, mats, notes=envs[0].notes)
     # Several environments ("works with A, fails with B"): each is judged on its own and every finding says

@@ -268,7 +268,7 @@ _DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compu
                              r"\s{1,20}(?:\(|\[)?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CONDA_CREATE = re.compile(r"\bconda\s{1,4}create\b.{0,200}?\bpython\s{0,2}=\s{0,2}=?(3\.\d{1,2}(?:\.\d{1,3})?)")
 _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
-_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}==\s{0,2}['\"]?(\d[\w.+!-]{0"
+_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0"
                   r",40})")
 _INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
@@ -292,6 +292,9 @@ _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
 _JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?\W{0,6}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
                      r"(?:\.\d)?)")
+#: The interactive interpreter's banner: "Python 3.7.5 (default, Oct 25 2019, 15:51:11)" / "... on linux".
+_REPL = re.compile(r"^Python (3\.\d{1,2}\.\d{1,3})(?:[a-z]{1,2}\d{0,2})?\+? \((?:[^()]{0,120})\)")
+_REPL_OS = re.compile(r"^\[[^\]]{1,200}\](?: :: [\w ,.]{1,60})? on (linux|win32|darwin)\s*$")
 _LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
 
 
@@ -325,6 +328,13 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("ld_library_path", ld.group(1).strip("'\""), n, FIELD, "LD_LIBRARY_PATH")
         elif "LD_LIBRARY_PATH" in line and "echo" in line and i + 1 < len(lines) and lines[i + 1].strip():
             yield Mention("ld_library_path", lines[i + 1].strip(), n + 1, TOOL, "echo $LD_LIBRARY_PATH")
+        repl = _REPL.match(line)
+        if repl:
+            yield Mention("python", repl.group(1), n, TOOL, "Python banner")
+        repl_os = _REPL_OS.match(line)
+        if repl_os:
+            yield Mention("os", {"win32": "Windows", "darwin": "macOS"}.get(repl_os.group(1), "Linux"), n, TOOL,
+                          "Python banner")
         conda = _CONDA_CREATE.search(line)
         if conda:
             yield Mention("python", conda.group(1), n, MESSAGE, "conda create")

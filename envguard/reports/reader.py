@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass, replace
 
 from envguard.errors import SnapshotError
+from envguard.knowledge import Matrices, load_matrices
+from envguard.knowledge.errors import ErrorsMatrix
 from envguard.reports import extract
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
@@ -49,12 +51,13 @@ def parse_report(text: str, name: str = "<report>") -> tuple[Snapshot, tuple[str
     return first.snapshot, first.notes
 
 
-def parse_environments(text: str, name: str = "<report>", signatures: object | None = None,
+def parse_environments(text: str, name: str = "<report>", matrices: Matrices | None = None,
                        ) -> tuple[ReadEnvironment, ...]:
     """Every environment the report describes, each read on its own.
 
-    ``signatures``: an ``ErrorsMatrix`` whose named groups become facts (loaded from the shipped matrices when
-    None). :raises SnapshotError: when nothing in the text is an environment fact.
+    ``matrices``: the knowledge (the error catalogue, whose named groups become facts; torch's package-index
+    defaults), the shipped matrices when None. :raises SnapshotError: when nothing in the text is an environment
+    fact.
     """
     if len(text) > MAX_REPORT_CHARS:
         text = text[:MAX_REPORT_CHARS]
@@ -64,8 +67,8 @@ def parse_environments(text: str, name: str = "<report>", signatures: object | N
         if snapshot is not None:
             return (ReadEnvironment(snapshot, (), ""),)
     lines = normalize_report(text)
-    errors_matrix = signatures if signatures is not None else _catalogue()
-    matched = _messages(lines, errors_matrix)
+    mats = matrices if matrices is not None else load_matrices()
+    matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
                       extract.prose):
@@ -83,7 +86,7 @@ def parse_environments(text: str, name: str = "<report>", signatures: object | N
                     if m.kind in MACHINE_KINDS and not env.holds(m.line) and m.tier > PROSE]
         errors = [line for index, line, _facts in matched if env.holds(index + 1)][:MAX_ERROR_LINES]
         label = env.label(len(parts)) if len(parts) > 1 else ""
-        snapshot, notes = assemble(own, errors, f"{name}, {label}" if label else name)
+        snapshot, notes = assemble(own, errors, f"{name}, {label}" if label else name, mats)
         out.append(ReadEnvironment(snapshot, tuple(notes), label))
     readable = [e for e in out if _has_facts(e.snapshot)]
     if not readable:
@@ -96,17 +99,9 @@ def parse_environments(text: str, name: str = "<report>", signatures: object | N
     return tuple(readable)
 
 
-def _catalogue() -> object:
-    from envguard.knowledge import load_matrices
-
-    return load_matrices().errors
-
-
-def _messages(lines: list[str], errors_matrix: object) -> list[tuple[int, str, list[Mention]]]:
+def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, str, list[Mention]]]:
     """(line index, line, facts) of every line the signature catalogue recognises — every line reaches it."""
-    match = getattr(errors_matrix, "match", None)
-    if match is None:
-        return []
+    match = errors_matrix.match
     out: list[tuple[int, str, list[Mention]]] = []
     by_line: dict[str, int] = {}
     for i, line in enumerate(lines):

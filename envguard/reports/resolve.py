@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from envguard._version import __version__
+from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
@@ -129,8 +130,10 @@ def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None
     return None
 
 
-def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: str) -> tuple[Snapshot, list[str]]:
-    """The Snapshot the mentions describe, and notes on contradictions and inferences."""
+def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: str,
+             matrices: Matrices | None = None) -> tuple[Snapshot, list[str]]:
+    """The Snapshot the mentions describe, and notes on contradictions and inferences. ``matrices`` (optional)
+    tells what a plain package-index torch wheel was built with."""
     r = Resolved(list(mentions))
     get = r.get
     os_m, platform_m, wheel_m = get("os"), get("platform"), get("wheel_platform")
@@ -187,7 +190,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         else Unavailable("the report gives no NCCL version", ("report",), NOT_REPORTED))
     pkgs = r.packages()
     cuda_seen = bool(gpu_rows) or not isinstance(toolkits, Unavailable) or bool(cudnn_m)
-    frameworks = _frameworks(r, pkgs, system, cuda_seen)
+    frameworks = _frameworks(r, pkgs, system, cuda_seen, matrices, host.arch)
     environment: dict[str, str] = {}
     ld = get("ld_library_path")
     if ld:
@@ -222,7 +225,7 @@ def _driver(r: Resolved) -> DriverInfo | Unavailable:
 
 
 def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_seen: bool,
-                ) -> tuple[FrameworkBuild, ...]:
+                matrices: Matrices | None = None, arch: str = "not reported") -> tuple[FrameworkBuild, ...]:
     """The same derivation as a probed environment's (``frameworks_from``), then what only a report says."""
     torch_m = _torch_version(r, pkgs)
     dists = {n: Distribution(n, m.value) for n, m in pkgs.items()}
@@ -240,7 +243,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
     for derived in builds:
         build = derived
         if build.name == "torch" and torch_m is not None:
-            build = _torch_facts(r, build, torch_m, system, pkgs)
+            build = _torch_facts(r, build, torch_m, system, pkgs, matrices, arch)
         elif build.name in ("torchvision", "torchaudio"):
             build = replace(build, source=pkgs[build.name].source)
         elif build.name == "tensorflow":
@@ -261,6 +264,12 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                             source=jaxlib.source if jaxlib else build.source)
         elif build.name == "paddle":
             listed = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
+            post = re.search(r"\.post(\d)(\d{1,2})$", build.version)
+            if post is not None and build.cuda is None:
+                # Paddle's own naming: 2.4.2.post117 is the CUDA 11.7 build, post102 CUDA 10.2, post90 CUDA 9.0
+                # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).
+                digits = post.group(1) + post.group(2)
+                build = replace(build, cuda=f"{digits[:-1]}.{digits[-1]}", accelerator="cuda")
             accel = "cuda" if "paddlepaddle-gpu" in pkgs else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
                                                                 and pkgs["paddlepaddle"].tier >= FIELD else None)
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
@@ -287,7 +296,7 @@ def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:
 
 
 def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: str | None,
-                 pkgs: dict[str, Mention]) -> FrameworkBuild:
+                 pkgs: dict[str, Mention], matrices: Matrices | None = None, arch: str = "") -> FrameworkBuild:
     version = torch_m.value.split()[0]
     cuda_m, none_m, rocm_m = r.get("torch_cuda"), r.get("torch_cuda_none"), r.get("torch_rocm")
     cuda = cuda_m.value if cuda_m and re.match(r"\d", cuda_m.value) else cuda_from_local(version)
@@ -309,7 +318,28 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
         accel, cuda = "rocm", rocm_m.value
     else:
         text = r.get("cuda_text")
-        if cuda is None and torch_m.tier <= MESSAGE and text is not None:
+        default = _pypi_default(version, matrices) if (
+            system == "linux" and arch != "aarch64" and "+" not in version and torch_m.tier >= FIELD
+            and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how) else None
+        if default is not None:
+            cuda, accel = default
+            source = (f"{torch_m.source}; the plain package-index torch {version} wheel for Linux x86_64 is its "
+                      f"{accel} build (torch.toml pypi_default)")
+            accel = "cuda"
+        elif cuda is None and torch_m.tier <= MESSAGE and text is not None:
             cuda, accel = text.value, "cuda"
     return replace(build, version=version, accelerator=accel, cuda=cuda if accel in ("cuda", "rocm") else None,
                    source=source)
+
+
+def _pypi_default(version: str, matrices: Matrices | None) -> tuple[str, str] | None:
+    """(CUDA, variant tag) of the plain package-index wheel of this torch release on Linux x86_64, when known."""
+    if matrices is None:
+        return None
+    release = matrices.torch.release(version)
+    if release is None or not release.pypi_default:
+        return None
+    variant = release.variant(release.pypi_default)
+    if variant is None or not variant.cuda:
+        return None
+    return variant.cuda, variant.tag

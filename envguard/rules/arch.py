@@ -23,7 +23,7 @@ class ArchRule:
         if not gpus:
             return
         for build in snapshot.frameworks:
-            if build.accelerator != "cuda" or build.name not in ("torch", "tensorflow"):
+            if build.accelerator != "cuda" or build.name not in ("torch", "tensorflow", "paddle"):
                 continue
             arch = self._arch_list(build, matrices)
             if arch is None:
@@ -64,7 +64,8 @@ class ArchRule:
         _check_cubins then calls the GPU incompatible); one built with a CUDA newer than the last toolkit that
         compiles for the GPU's architecture has none for it either."""
         need = version(build.cuda)
-        if build.name != "torch" or need is None:
+        # NOTE: not TensorFlow: its builds carry PTX of their newest architecture, which JIT-compiles on newer GPUs.
+        if build.name not in ("torch", "paddle") or need is None:
             return
         for gpu in gpus:
             cc, cc_source = gpu_cc(gpu, matrices)
