@@ -7,7 +7,7 @@ compiling all their patterns at import time was a measurable part of its start-u
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, AnyStr, Generic
 
 
@@ -27,6 +27,10 @@ class LazyPattern(Generic[AnyStr]):
         if self._compiled is None:
             self._compiled = re.compile(self.pattern, self.flags)
         return self._compiled
+
+    @property
+    def groupindex(self) -> Mapping[str, int]:
+        return self.compiled.groupindex
 
     def match(self, string: AnyStr, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[AnyStr] | None:
         return self.compiled.match(string, pos, endpos)

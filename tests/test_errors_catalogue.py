@@ -39,6 +39,29 @@ def test_catalogue_loads(errors: ErrorsMatrix) -> None:
     assert len(errors.signatures) >= 40
 
 
+def test_every_pattern_compiles_and_matches_its_examples(errors: ErrorsMatrix) -> None:
+    """The loader does not compile patterns (reading the catalogue must stay cheap); validate() does."""
+    assert errors.validate() == []
+
+
+def test_a_broken_pattern_is_a_matrix_error_not_a_traceback(tmp_path: Path) -> None:
+    import shutil
+
+    from envguard.errors import MatrixError
+
+    for name in ("errors",):
+        shutil.copy(MATRICES / f"{name}.toml", tmp_path / f"{name}.toml")
+    text = (tmp_path / "errors.toml").read_text(encoding="utf-8")
+    (tmp_path / "errors.toml").write_text(text.replace("pattern = 'Failed to initialize NVML: Driver/library",
+                                                       "pattern = '(Failed to initialize NVML: Driver/library", 1),
+                                          encoding="utf-8")
+    broken = load_matrices(tmp_path).errors
+    assert any("nvml-driver-library-mismatch" in p and "not a valid regular expression" in p
+               for p in broken.validate())
+    with pytest.raises(MatrixError, match="nvml-driver-library-mismatch"):
+        broken.match(["Failed to initialize NVML: Driver/library version mismatch"])
+
+
 def test_signature_ids_are_unique_and_kebab_case(errors: ErrorsMatrix) -> None:
     counts = Counter(sig.id for sig in errors.signatures)
     assert [sig_id for sig_id, n in counts.items() if n > 1] == []

@@ -5,10 +5,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from envguard._regex import LazyPattern, lazy
 from envguard.codes import FINDING_CODES
+from envguard.errors import MatrixError
 from envguard.knowledge._base import (
     META_KEYS,
     PROV_KEYS,
@@ -25,8 +27,9 @@ class ErrorSignature:
     """An error message people paste, what it means, and what to check."""
 
     id: str
-    #: Compiled, case-insensitive regular expression matched against one line at a time.
-    pattern: re.Pattern[str]
+    #: Case-insensitive regular expression matched against one line at a time (compiled on first use: the
+    #: catalogue is read by every `check`, but matched only against reports and logs).
+    pattern: LazyPattern[str]
     #: The finding code this message is evidence of.
     code: str
     severity: str
@@ -37,9 +40,6 @@ class ErrorSignature:
     #: Example lines (tests assert each matches).
     examples: tuple[str, ...]
     prov: Provenance
-    #: A lower-case literal every match contains (from the pattern's own syntax tree), so that a line without it
-    #: is skipped before the regex runs; "" when the pattern has no such literal.
-    anchor: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,19 +58,50 @@ class ErrorsMatrix:
 
     meta: MatrixMeta
     signatures: tuple[ErrorSignature, ...]
+    #: signature id → a lower-case literal every match contains (from the pattern's own syntax tree), so that a
+    #: line without it is skipped before the regex runs; "" when there is none. Filled on the first match().
+    _anchors: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def anchor(self, sig: ErrorSignature) -> str:
+        """The literal ``sig`` needs (computed once)."""
+        if sig.id not in self._anchors:
+            self._anchors[sig.id] = required_literal(sig.pattern.pattern)
+        return self._anchors[sig.id]
+
+    def validate(self) -> list[str]:
+        """Every problem a loaded catalogue has that its loader does not check (to stay cheap): patterns that
+        do not compile or do not match their own examples. The matrix tests run this."""
+        problems = []
+        for sig in self.signatures:
+            try:
+                compiled = sig.pattern.compiled
+            except re.error as exc:
+                problems.append(f"errors.toml {sig.id}: pattern is not a valid regular expression: {exc}")
+                continue
+            problems.extend(f"errors.toml {sig.id}: pattern does not match its own example {e[:80]!r}"
+                            for e in sig.examples if not compiled.search(e))
+        return problems
 
     def match(self, lines: Iterable[str]) -> tuple[SignatureMatch, ...]:
-        """Every (signature, line) pair that matches, in line order; one match per signature and line."""
+        """Every (signature, line) pair that matches, in line order; one match per signature and line.
+
+        :raises MatrixError: when a pattern of the catalogue does not compile.
+        """
         out: list[SignatureMatch] = []
+        anchors = [(sig, self.anchor(sig)) for sig in self.signatures]
         for line in lines:
             text = line.strip()[:MAX_LINE_CHARS]
             if not text:
                 continue
             lowered = text.lower()
-            for sig in self.signatures:
-                if sig.anchor and sig.anchor not in lowered:
+            for sig, anchor in anchors:
+                if anchor and anchor not in lowered:
                     continue
-                found = sig.pattern.search(text)
+                try:
+                    found = sig.pattern.search(text)
+                except re.error as exc:
+                    raise MatrixError(f"errors.toml {sig.id}: pattern is not a valid regular expression: {exc}") \
+                        from None
                 if found:
                     groups = {k: v for k, v in found.groupdict().items() if v is not None}
                     out.append(SignatureMatch(sig, text[:500], groups))
@@ -148,15 +179,9 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> ErrorsMatri
             col.error(where, f"severity must be one of {_SEVERITIES}")
         if None in (sig_id, raw, code, cause, check):
             continue
-        try:
-            pattern = re.compile(raw or "", re.IGNORECASE)
-        except re.error as exc:
-            col.error(where, f"pattern is not a valid regular expression: {exc}")
-            continue
-        for example in examples:
-            if not pattern.search(example):
-                col.error(where, f"pattern does not match its own example {example[:80]!r}")
-        sigs.append(ErrorSignature(sig_id or "", pattern, code or "", severity, cause or "", check or "",
-                                   tuple(examples), col.prov(row, where), required_literal(raw or "")))
+        # NOTE: compiled on first use; ErrorsMatrix.validate() (run by the matrix tests) checks each pattern
+        # against its examples, so that reading the catalogue costs no regex compilation.
+        sigs.append(ErrorSignature(sig_id or "", lazy(raw or "", re.IGNORECASE), code or "", severity, cause or "",
+                                   check or "", tuple(examples), col.prov(row, where)))
     check_unique([s.id for s in sigs], col, "signature", "id")
     return ErrorsMatrix(meta, tuple(sigs))
