@@ -459,3 +459,27 @@ def test_late_2026_releases_are_known(matrices: Matrices) -> None:
     assert cu128.sass is not None and cu128.sass[0] == "7.0" and cu128.ptx == ()
     assert str(matrices.cuda_driver.newest()) == "13.5.0"
     assert matrices.cuda_driver.knows(Version("13.4.2"))
+
+
+def test_parsed_matrices_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading TOML is most of a matrix's load time; a JSON cache keyed by the file's content skips it, and a
+    changed file is parsed again (the TOML stays the only source)."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ENVGUARD_CACHE_DIR", str(cache))
+    root = tmp_path / "m"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "matrices", root)
+    first = load_matrices(root).torch
+    entries = sorted(p.name for p in cache.glob("matrix-torch-*.json"))
+    assert len(entries) == 1
+    assert load_matrices(root).torch == first  # read back from the cache, equal to the parsed one
+    text = (root / "torch.toml").read_text(encoding="utf-8")
+    (root / "torch.toml").write_text(text + "\n# a comment changes the content\n", encoding="utf-8")
+    load_matrices(root).torch
+    assert sorted(p.name for p in cache.glob("matrix-torch-*.json")) != entries  # re-parsed, old entry replaced
+    assert len(list(cache.glob("matrix-torch-*.json"))) == 1
+    (cache / next(iter(p.name for p in cache.glob("matrix-torch-*.json")))).write_text("{not json", encoding="utf-8")
+    assert load_matrices(root).torch == first  # a broken cache entry is ignored
+    monkeypatch.setenv("ENVGUARD_CACHE_DIR", "")
+    assert load_matrices(root).torch == first  # cache off

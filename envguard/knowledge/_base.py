@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -246,10 +246,7 @@ def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[st
         raw = node.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
-    try:
-        data = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
-        raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
+    data = _parsed(name, raw)
     version = data.get("schema_version")
     if version != MATRIX_SCHEMA:
         raise MatrixError(
@@ -274,6 +271,76 @@ def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[st
         raise MatrixSchemaError(f"{len(col.errors)} problem(s) in the matrices:\n  " + "\n  ".join(col.errors))
     logger.info("loaded matrix %s from %s", meta.describe(), root)
     return result
+
+
+def _cache_dir() -> str | None:
+    """Where parsed matrices are cached: $ENVGUARD_CACHE_DIR, else $XDG_CACHE_HOME/envguard, else ~/.cache/envguard;
+    ENVGUARD_CACHE_DIR="" turns the cache off."""
+    import os
+
+    if "ENVGUARD_CACHE_DIR" in os.environ:
+        return os.environ["ENVGUARD_CACHE_DIR"] or None
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "envguard")
+
+
+def _dates(obj: dict[str, Any]) -> Any:
+    return dt.date.fromisoformat(obj["__date__"]) if set(obj) == {"__date__"} else obj
+
+
+def _undate(value: Any) -> Any:
+    if isinstance(value, dt.date):
+        return {"__date__": value.isoformat()}
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _parsed(name: str, raw: str) -> dict[str, Any]:
+    """The TOML document, from a JSON cache keyed by the file's content when there is one (parsing TOML is most of
+    the cost of loading a matrix: tomllib reads these files several times slower than json reads the same data).
+    The TOML file stays the only source; a cache entry that cannot be read or written is simply ignored.
+
+    :raises MatrixError: when the text is not valid TOML.
+    """
+    import contextlib
+    import hashlib
+    import json
+    import os
+    import tempfile
+
+    folder = _cache_dir()
+    digest = hashlib.sha256(f"{MATRIX_SCHEMA}\0{raw}".encode()).hexdigest()[:24]
+    path = os.path.join(folder, f"matrix-{name}-{digest}.json") if folder else None
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                cached = json.load(fh, object_hook=_dates)
+            if isinstance(cached, dict):
+                return cast("dict[str, Any]", cached)
+        except (OSError, ValueError, KeyError, RecursionError):
+            pass
+    try:
+        data: dict[str, Any] = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
+    if path is not None and folder is not None:
+        tmp = None
+        try:
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".matrix-{name}.", suffix=".tmp", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, default=_undate)
+            os.replace(tmp, path)
+            tmp = None
+            for old in os.listdir(folder):  # earlier versions of this matrix
+                if old.startswith(f"matrix-{name}-") and old != os.path.basename(path):
+                    os.unlink(os.path.join(folder, old))
+        except (OSError, TypeError, ValueError):
+            logger.debug("matrix cache not written for %s", name)
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+    return data
 
 
 PROV_KEYS = {"source", "confidence", "note"}
