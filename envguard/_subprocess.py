@@ -43,8 +43,28 @@ class CommandResult:
         if self.timed_out:
             return f"{name} did not finish within {self.duration_s:.1f}s (killed)"
         detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
-        tail = detail[-1] if detail else "no output"
+        tail = _one_line(detail[-1], PRINTED_CHARS) if detail else "no output"
         return f"{name} exited with status {self.returncode}: {tail}"
+
+    def printed(self, limit: int = 200) -> str:
+        """What the command printed, on one line: its first ``limit`` characters (stderr first, then stdout),
+        or the last line of a Python traceback (where the error is named)."""
+        text = self.stderr.strip() or self.stdout.strip()
+        if not text:
+            return "nothing"
+        lines = text.splitlines()
+        if lines[0].startswith("Traceback (most recent call last)"):
+            return _one_line(lines[-1], limit)
+        return _one_line(text, limit)
+
+
+#: How much of a tool's output an error line quotes.
+PRINTED_CHARS = 200
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 class CommandRunner(Protocol):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
-from envguard.errors import InputError
+from envguard.errors import UsageError
 from envguard.knowledge import Matrices
 from envguard.knowledge.cuda_driver import CudaRelease
 from envguard.knowledge.torch import TorchRelease, TorchVariant
@@ -49,27 +49,27 @@ class CudaAnswer:
 def parse_version_arg(text: str, what: str) -> Version:
     """A version given on the command line.
 
-    :raises InputError: when it is not a version.
+    :raises UsageError: when it is not a version.
     """
     try:
         return Version(text.strip())
     except InvalidVersion:
-        raise InputError(f"{what} {text!r} is not a version (e.g. 535.104.05)") from None
+        raise UsageError(f"{what} {text!r} is not a version (e.g. 535.104.05)") from None
 
 
 def resolve_gpu(matrices: Matrices, gpu: str | None, cc: str | None) -> tuple[str | None, str]:
     """Compute capability from ``--cc`` or a product name; the second value says where it came from.
 
-    :raises InputError: for a name the gpu-arch matrix does not know.
+    :raises UsageError: for a name the gpu-arch matrix does not know.
     """
     if cc:
         if matrices.gpu_arch.arch(cc) is None:
-            raise InputError(f"compute capability {cc!r} is not in gpu-arch.toml (e.g. 8.6, 9.0, 12.0)")
+            raise UsageError(f"compute capability {cc!r} is not in gpu-arch.toml (e.g. 8.6, 9.0, 12.0)")
         return cc, f"--cc {cc}"
     if gpu:
         row = matrices.gpu_arch.lookup_name(gpu)
         if row is None:
-            raise InputError(f"GPU {gpu!r} is not in envguard's gpu-arch matrix; pass --cc MAJOR.MINOR instead "
+            raise UsageError(f"GPU {gpu!r} is not in envguard's gpu-arch matrix; pass --cc MAJOR.MINOR instead "
                              "(nvidia-smi --query-gpu=name,compute_cap --format=csv shows it)")
         return row.cc, f"{row.name} (gpu-arch.toml)"
     return None, "not given"
@@ -79,8 +79,8 @@ def torch_candidates(
     matrices: Matrices, *, driver: str | None, cc: str | None, python: str | None, system: str = "linux"
 ) -> tuple[TorchCandidate, ...]:
     """Every torch release and CUDA/CPU variant, newest first, judged against the given constraints."""
-    have_driver = parse_version_arg(driver, "driver") if driver else None
-    py = parse_version_arg(python, "python") if python else None
+    have_driver = parse_version_arg(driver, "--driver") if driver else None
+    py = parse_version_arg(python, "--python") if python else None
     out: list[TorchCandidate] = []
     for release in matrices.torch.releases:
         for variant in release.variants:
@@ -118,7 +118,7 @@ def torch_candidates(
 
 def cuda_for_driver(matrices: Matrices, driver: str, system: str = "linux") -> CudaAnswer:
     """The newest CUDA a driver runs natively, and which majors it runs by minor-version compatibility."""
-    have = parse_version_arg(driver, "driver")
+    have = parse_version_arg(driver, "--driver")
     matrix = matrices.cuda_driver
     native = [r for r in matrix.releases
               if (r.linux_driver if system != "windows" else r.windows_driver) is not None

@@ -55,6 +55,31 @@ class LazyGroup(click.Group):
         return command
 
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; a usage error under ``--format json``/``--json`` also prints one JSON envelope."""
+        args = [*ctx.protected_args, *ctx.args]
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if _wants_json(args):
+                from envguard.formatters.json import error_envelope
+
+                failing = exc.ctx.command_path if exc.ctx is not None else ""
+                command = failing.partition(" ")[2] or (args[0] if args else "envguard")
+                click.echo(error_envelope(command, exc.format_message(), exc.exit_code), nl=False)
+            raise
+
+
+def _wants_json(args: list[str]) -> bool:
+    """Whether the raw arguments ask for JSON output (``lock`` spells it --json; its --format lists files)."""
+    if "--json" in args:
+        return True
+    if args[:1] == ["lock"]:
+        return False
+    pairs = zip(args, [*args[1:], ""], strict=True)
+    return any((a == "--format" and b == "json") or a == "--format=json" for a, b in pairs)
+
+
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level_name = os.environ.get("ENVGUARD_LOGLEVEL")
     level = logging.WARNING
@@ -83,7 +108,8 @@ def main(verbose: int, quiet: bool) -> None:
     """Check deep-learning GPU environments against sourced compatibility matrices.
 
     \b
-    Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error,
-    3 envguard could not run (bad input, missing interpreter, unreadable matrix).
+    Exit codes: 0 ok, 1 findings at or above --fail-on (or drift from a lock), 2 usage error,
+    3 envguard could not run (bad input, missing interpreter, unreadable matrix),
+    4 a smoke case failed, 5 fingerprints differ (fingerprint diff).
     """
     _configure_logging(verbose, quiet)

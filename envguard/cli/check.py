@@ -71,7 +71,7 @@ def check(
         else:
             click.echo(text, nl=False, color=colored)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "check")
+        fail(exc, fmt, "check")
     raise SystemExit(code)
 
 
@@ -95,4 +95,4 @@ def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, forc
         for note in notes:
             click.echo(f"envguard: note: {note}", err=True)
     except EnvguardError as exc:
-        fail(str(exc), "text", "snapshot")
+        fail(exc, "text", "snapshot")

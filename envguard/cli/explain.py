@@ -54,5 +54,5 @@ def explain(
         out = explain_json(result, code) if fmt == "json" else explain_text(result, color=use_color(None))
         click.echo(out, nl=False, color=use_color(None) and fmt == "text")
     except EnvguardError as exc:
-        fail(str(exc), fmt, "explain")
+        fail(exc, fmt, "explain")
     raise SystemExit(code)

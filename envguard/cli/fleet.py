@@ -65,5 +65,5 @@ def fleet_report(
         else:
             click.echo(text, nl=False, color=colored)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "fleet report")
+        fail(exc, fmt, "fleet report")
     raise SystemExit(code)

@@ -91,7 +91,7 @@ def lock(
         )
         outcome = use.lock(options)
     except EnvguardError as exc:
-        fail(str(exc), out_fmt, "lock")
+        fail(exc, out_fmt, "lock")
     if as_json:
         click.echo(lock_json(outcome, dry_run=dry_run, exit_code=EXIT_OK), nl=False)
     else:
@@ -117,7 +117,7 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
     try:
         result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "verify")
+        fail(exc, fmt, "verify")
     code = EXIT_OK if result.ok else EXIT_FINDINGS
     click.echo(verify_json(result, code) if fmt == "json" else verify_text(result), nl=False)
     raise SystemExit(code)

@@ -50,7 +50,7 @@ def matrix_torch(
             described = ", ".join(f"{k} {v}" for k, v in constraints.items() if v) or "no constraints"
             click.echo(torch_text(rows, described, show_all=show_all), nl=False)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "matrix torch")
+        fail(exc, fmt, "matrix torch")
     raise SystemExit(code)
 
 
@@ -66,4 +66,4 @@ def matrix_cuda(driver: str, system: str, fmt: str) -> None:
         answer = use.matrix_cuda(driver, system)
         click.echo(cuda_json(answer) if fmt == "json" else cuda_text(answer), nl=False)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "matrix cuda")
+        fail(exc, fmt, "matrix cuda")

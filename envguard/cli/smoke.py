@@ -76,7 +76,7 @@ def smoke(
         else:
             click.echo(smoke_text(run, fingerprint, color=use_color(None)), nl=False, color=use_color(None))
     except EnvguardError as exc:
-        fail(str(exc), fmt, "smoke")
+        fail(exc, fmt, "smoke")
     raise SystemExit(code)
 
 
@@ -125,7 +125,7 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
             _io.write_atomic(output, text, force=force)
             click.echo(f"envguard: wrote fingerprint to {output}", err=True)
     except EnvguardError as exc:
-        fail(str(exc), "text", "fingerprint")
+        fail(exc, "text", "fingerprint")
 
 
 @fingerprint.command("diff")
@@ -149,5 +149,5 @@ def fingerprint_diff(files: tuple[str, ...], fmt: str) -> None:
         else:
             click.echo(fleet_text(groups), nl=False)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "fingerprint diff")
+        fail(exc, fmt, "fingerprint diff")
     raise SystemExit(code)

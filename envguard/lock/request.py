@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
-from envguard.errors import LockError
+from envguard.errors import LockError, LockUsageError
 from envguard.knowledge import Matrices
 from envguard.knowledge.jax import JaxCuda, JaxRelease
 from envguard.knowledge.tensorflow import TensorflowRelease
@@ -101,8 +101,29 @@ def python_minor(version: str) -> str:
     """
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", version.strip())
     if not m:
-        raise LockError(f"--python {version!r} is neither an interpreter nor a version like 3.11")
+        raise LockUsageError(f"--python {version!r} is neither an interpreter nor a version like 3.11")
     return f"{m.group(1)}.{m.group(2)}"
+
+
+def newest_python(mats: Matrices) -> tuple[int, int]:
+    """The newest CPython minor series any torch, TensorFlow, jax or PaddlePaddle row admits."""
+    specs = [r.python for r in mats.torch.releases] + [r.python for r in mats.tensorflow.releases]
+    specs += [r.python for r in mats.jax.releases] + [r.python for r in mats.paddle.releases]
+    admitted = [minor for minor in range(40) if any(_series_admits(s, f"3.{minor}") for s in specs if str(s))]
+    return (3, max(admitted, default=14))
+
+
+def check_python_version(mats: Matrices, version: str) -> None:
+    """Refuse a Python version no CPython release has (2.0-2.7, 3.0 up to the newest the matrices name).
+
+    :raises LockUsageError: for 3.99, 4.0, 2.9 ...
+    """
+    minor = python_minor(version)
+    major, number = (int(x) for x in minor.split("."))
+    newest = newest_python(mats)
+    if (major, number) > newest or major not in (2, 3) or (major == 2 and number > 7):
+        raise LockUsageError(f"--python {version}: no CPython release has that version (CPython is 2.0-2.7 "
+                             f"and 3.0-{newest[0]}.{newest[1]}, the newest any matrix names)")
 
 
 def _series_admits(spec: SpecifierSet, series: str) -> bool:
@@ -155,7 +176,7 @@ def choose_torch(
         try:
             want = Version(cuda)
         except InvalidVersion:
-            raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
+            raise LockUsageError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
         for release in fitting:
             for variant in release.variants:
                 if variant.cuda and Version(variant.cuda) == want:
@@ -210,7 +231,7 @@ def plan(
     if not requirements:
         raise LockError("nothing to lock: give requirements, -r FILE, a pyproject.toml or --from-current")
     if platform not in ("linux-x86_64", "linux-aarch64"):
-        raise LockError(f"--platform {platform!r}: envguard locks for linux-x86_64 or linux-aarch64")
+        raise LockUsageError(f"--platform {platform!r}: envguard locks for linux-x86_64 or linux-aarch64")
     for url in extra_index_urls:
         check_url(url, "--extra-index-url")
     by_name: dict[str, Requirement] = {canonicalize_name(r.name): r for r in requirements}
@@ -221,7 +242,7 @@ def plan(
         try:
             Version(cuda)
         except InvalidVersion:
-            raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
+            raise LockUsageError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
     pins: list[str] = [str(r) for r in requirements]
     reasons: tuple[str, ...] = ()
     indexes: tuple[IndexUse, ...] = ()
