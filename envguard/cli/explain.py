@@ -44,7 +44,7 @@ def explain(
         joined = " ".join(text)
         if joined == "-":
             body = _io.read_text_input("-", stdin=sys.stdin.buffer.read(), what="text")[0]
-        elif len(text) == 1 and os.path.isfile(joined):
+        elif len(text) == 1 and (os.path.lexists(joined) or use.looks_like_path(joined)):
             body = _io.read_text_input(joined, what="log")[0]
         else:
             body = joined

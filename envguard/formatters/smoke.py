@@ -9,7 +9,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from envguard.fingerprints import Difference, Fingerprint, FleetGroup
-from envguard.formatters.base import RESULT_VERSION
+from envguard.formatters.base import RESULT_VERSION, finish
 from envguard.smoke.base import SmokeRun, SmokeStatus
 
 _STYLE = {
@@ -55,7 +55,7 @@ def smoke_text(run: SmokeRun, fingerprint: Fingerprint | None, *, color: bool = 
     if fingerprint is not None:
         console.print(f"fingerprint: sha256 {fingerprint.digest} (scheme {fingerprint.scheme}, "
                       f"{len(fingerprint.components)} components)")
-    return buffer.getvalue()
+    return finish(buffer)
 
 
 def smoke_envelope(run: SmokeRun, fingerprint: Fingerprint | None, exit_code: int) -> dict[str, Any]:
