@@ -50,6 +50,8 @@ def check(
 
     try:
         options = _probe.ProbeOptions(target_python, deep, timeout_s)
+        if output:
+            _io.check_output(output, force=force)
         if sum(x is not None for x in (report_file, snapshot_file, image_ref)) > 1:
             raise click.UsageError("use only one of --from, --snapshot and --image")
         if image_ref is not None:
@@ -85,6 +87,8 @@ def check(
 def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, force: bool) -> None:
     """Record every probed fact as versioned JSON (judge it later with `check --snapshot`)."""
     try:
+        if output != "-":
+            _io.check_output(output, force=force)
         snap, notes = _probe.take_snapshot(_probe.ProbeOptions(target_python, deep, timeout_s))
         text = use.snapshot_json(snap)
         if output == "-":

@@ -59,6 +59,9 @@ def smoke(
             raise click.UsageError(str(exc)) from None
         if nnodes > 1 and not rdzv_endpoint:
             raise click.UsageError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT (the same on every node)")
+        for out_file in (junit_file, fingerprint_out):
+            if out_file:
+                _io.check_output(out_file, force=force)
         progress = _smoke_progress() if fmt == "text" and sys.stderr.isatty() else None
         run, fingerprint = use.smoke(
             _probe.ProbeOptions(target_python), level=level, cases=cases, timeout_s=timeout_s, device=device,
@@ -118,6 +121,8 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
     if ctx.invoked_subcommand is not None:
         return
     try:
+        if output != "-":
+            _io.check_output(output, force=force)
         text = use.fingerprint_json(use.environment_fingerprint(_probe.ProbeOptions(target_python)))
         if output == "-":
             click.echo(text, nl=False)

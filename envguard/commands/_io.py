@@ -204,6 +204,15 @@ def write_atomic(path: str, text: str, *, force: bool) -> None:
     _commit([(target, _write_temp(target, text))])
 
 
+def check_output(path: str, *, force: bool) -> None:
+    """Refuse early (before any probing) an output that would be refused at the end.
+
+    :raises InputError: exists without ``force``, or is a folder, a device, a FIFO or a socket.
+    """
+    if _inspect(path).exists and not force:
+        raise InputError(f"{path} exists; use --force to overwrite it")
+
+
 def append_line(path: str, line: str) -> None:
     """Append one line to a regular file (created with its folders when missing; a symlink is followed).
 
