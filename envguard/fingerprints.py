@@ -60,6 +60,8 @@ class Fingerprint:
             data = data["fingerprint"]
         if not isinstance(data, Mapping) or "digest" not in data or "components" not in data:
             raise InputError(f"{name} is not an envguard fingerprint (no digest/components)")
+        if data.get("schema_version") is None:
+            raise InputError(f"{name} has no schema_version: not an envguard fingerprint file")
         if data.get("schema_version") != FINGERPRINT_FILE_VERSION:
             raise InputError(f"{name}: fingerprint schema_version {data.get('schema_version')!r} is not supported "
                              f"(this envguard reads {FINGERPRINT_FILE_VERSION})")

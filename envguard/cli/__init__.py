@@ -57,7 +57,8 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the subcommand; a usage error under ``--format json``/``--json`` also prints one JSON envelope."""
-        args = [*ctx.protected_args, *ctx.args]
+        # NOTE: click keeps the subcommand's name apart until invoke (protected_args is deprecated for _protected_args).
+        args = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
             return super().invoke(ctx)
         except click.UsageError as exc:

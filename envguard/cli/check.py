@@ -65,9 +65,9 @@ def check(
             report = use.check(options, snapshot_file=snapshot_file)
         code = report.exit_code(Severity.parse(fail_on))
         colored = use_color(color) and output is None and fmt == "text"
-        width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() and output is None else 100
-        text = make_formatter(fmt, color=colored, width=max(width, 60)).format(report, command="check",
-                                                                              exit_code=code)
+        # NOTE: a pipe or a file gets unwrapped text (width 0): a path or a command is never broken.
+        width = max(shutil.get_terminal_size((100, 24)).columns, 60) if sys.stdout.isatty() and output is None else 0
+        text = make_formatter(fmt, color=colored, width=width).format(report, command="check", exit_code=code)
         if output:
             _io.write_atomic(output, text, force=force)
         else:

@@ -251,6 +251,8 @@ def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[st
     except tomllib.TOMLDecodeError as exc:
         raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
     version = data.get("schema_version")
+    if version is None:
+        raise MatrixError(f"matrix {name}.toml has no schema_version; this envguard reads {MATRIX_SCHEMA}")
     if version != MATRIX_SCHEMA:
         raise MatrixError(
             f"matrix {name}.toml has schema_version {version!r}; this envguard reads {MATRIX_SCHEMA}"

@@ -146,6 +146,11 @@ def _native_ok(matrices: Matrices, cuda: str, driver: Version) -> bool:
     return bool(drivers) and driver >= min(d for d in drivers if d is not None)
 
 
+def _matching(req: Requirement) -> str:
+    """" matching torch==2.5.*" — nothing for a bare "torch" (not "torch has no ... build for torch")."""
+    return f" matching {req}" if str(req.specifier) or req.extras else ""
+
+
 def _variant_list(release: TorchRelease) -> str:
     return ", ".join(v.tag for v in release.variants) or "none"
 
@@ -171,7 +176,7 @@ def choose_torch(
             variant = release.variant("cpu")
             if variant is not None:
                 return release, variant, (f"torch {release.version} CPU build (--cuda cpu)",)
-        raise LockError(f"torch.toml lists no CPU build for {req} on Python {python}")
+        raise LockError(f"torch.toml lists no CPU build{_matching(req)} on Python {python}")
     if cuda != "auto":
         try:
             want = Version(cuda)
@@ -182,7 +187,7 @@ def choose_torch(
                 if variant.cuda and Version(variant.cuda) == want:
                     return release, variant, (f"torch {release.version} {variant.tag} build (--cuda {cuda})",)
         rows = "; ".join(f"release {r.version}: {_variant_list(r)}" for r in fitting[:4])
-        raise LockError(f"torch has no CUDA {cuda} build for {req} on Python {python} (torch.toml {rows})")
+        raise LockError(f"torch has no CUDA {cuda} build{_matching(req)} on Python {python} (torch.toml {rows})")
     # --cuda auto: the host's driver AND every GPU's architecture must run the build.
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
