@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from string import Template
 
 from envguard._version import __version__
-from envguard.errors import InputError, UsageError
+from envguard.errors import InputError
 from envguard.resources import data_dir
 
 #: `envguard init ci` kinds, in the order their files are written, and the file each writes.
@@ -135,14 +135,14 @@ def time_seconds(value: str) -> int:
     """
     match = _TIME.fullmatch(value)
     if match is None:
-        raise UsageError(f"--time {value!r} is not a Slurm time (e.g. 30, 00:30:00 or 1-00:00:00)")
+        raise InputError(f"--time {value!r} is not a Slurm time (e.g. 30, 00:30:00 or 1-00:00:00)")
     g = {k: int(v) if v else 0 for k, v in match.groupdict().items()}
     if any(g[k] >= 60 for k in ("dm", "ds", "hm", "hs", "ms")) or g["dh"] >= 24:
-        raise UsageError(f"--time {value!r}: minutes and seconds must be below 60, hours below 24")
+        raise InputError(f"--time {value!r}: minutes and seconds must be below 60, hours below 24")
     seconds = (g["d"] * 86400 + g["dh"] * 3600 + g["dm"] * 60 + g["ds"] + g["h"] * 3600 + g["hm"] * 60 + g["hs"]
                + g["m"] * 60 + g["ms"])
     if not 60 <= seconds <= MAX_TIME_S:
-        raise UsageError(f"--time {value!r} is out of range (1 minute to 30 days)")
+        raise InputError(f"--time {value!r} is out of range (1 minute to 30 days)")
     return seconds
 
 
@@ -160,9 +160,9 @@ def check_ci(options: CiOptions) -> CiOptions:
     :raises InputError: naming the first bad value.
     """
     if not options.runner_labels:
-        raise UsageError("--runner-label: give at least one runner label")
+        raise InputError("--runner-label: give at least one runner label")
     if len(options.runner_labels) > 16 or len(set(options.runner_labels)) != len(options.runner_labels):
-        raise UsageError("--runner-label: at most 16 labels, each once")
+        raise InputError("--runner-label: at most 16 labels, each once")
     for label in options.runner_labels:
         _check(_LABEL, label, "--runner-label", "self-hosted,linux,gpu")
     _check_common(options.python, options.lock, options.smoke_level)
@@ -184,7 +184,7 @@ def check_fleet(kind: str, options: FleetOptions) -> FleetOptions:
     time_seconds(options.time)
     # NOTE: Kubernetes names each Indexed Job pod "<job>-<index>", a hostname of at most 63 characters.
     if len(options.job_name) > 47:
-        raise UsageError(f"--job-name {options.job_name!r} is longer than 47 characters")
+        raise InputError(f"--job-name {options.job_name!r} is longer than 47 characters")
     _check(_DNS_LABEL, options.job_name, "--job-name", DEFAULT_JOB_NAME)
     if options.partition is not None:
         if kind != "slurm":
