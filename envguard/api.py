@@ -66,7 +66,7 @@ def _to_mlflow(fp: Fingerprint) -> None:
     try:
         client.set_tag("envguard.fingerprint", fp.digest)
         client.log_dict(fp.to_dict(), "envguard-fingerprint.json")
-    except Exception as exc:  # noqa: BLE001 # reason: the public API raises only EnvguardError
+    except Exception as exc:  # reason: the public API raises only EnvguardError
         raise EnvguardError(f"record(mlflow=True): mlflow failed: {type(exc).__name__}: {exc}") from exc
 
 
@@ -81,5 +81,5 @@ def _to_wandb(fp: Fingerprint) -> None:
     try:
         run.config.update({"envguard_fingerprint": fp.digest,
                            "envguard_components": dict(fp.components)}, allow_val_change=True)
-    except Exception as exc:  # noqa: BLE001 # reason: the public API raises only EnvguardError
+    except Exception as exc:  # reason: the public API raises only EnvguardError
         raise EnvguardError(f"record(wandb=True): wandb failed: {type(exc).__name__}: {exc}") from exc

@@ -316,7 +316,8 @@ def _paddle(matrices: Matrices, asked: _Asked) -> tuple[BuildCandidate, ...]:
                 os_ok = None
                 notes.append("paddle.toml lists the Linux x86_64 wheels")
             if variant.index_url:
-                install: str | None = f"python -m pip install 'paddlepaddle-gpu=={rel.version}.*' -i {variant.index_url}"
+                install: str | None = (f"python -m pip install 'paddlepaddle-gpu=={rel.version}.*' "
+                                       f"-i {variant.index_url}")
             elif rel.default_variant == variant.tag:
                 install = f"python -m pip install 'paddlepaddle-gpu=={rel.version}.*'"
             else:

@@ -19,8 +19,8 @@ from envguard.fingerprints import fingerprint_of
 from envguard.formatters.preflight import (
     github_annotations,
     preflight_dict,
-    preflight_junit,
     preflight_json,
+    preflight_junit,
     preflight_markdown,
     preflight_verdict,
 )

@@ -236,11 +236,12 @@ def test_usage_error_without_json_prints_no_envelope() -> None:
 
 
 def test_messages_read_right(tmp_path: Path) -> None:
+    from packaging.requirements import Requirement
+
     from envguard.fingerprints import Fingerprint
     from envguard.knowledge import load_matrices
     from envguard.lock.request import choose_torch
     from envguard.lock.spec import LockSpec
-    from packaging.requirements import Requirement
 
     with pytest.raises(InputError) as bare:
         choose_torch(load_matrices(), Requirement("torch"), python="3.11", cuda="99.9", host=None)
@@ -385,10 +386,10 @@ def test_fingerprint_diff_names_packages(tmp_path: Path) -> None:
 
 
 def test_one_fingerprint_notation_printed_once() -> None:
+    from envguard.findings import Severity
     from envguard.fingerprints import make_fingerprint
     from envguard.formatters.preflight import preflight_markdown
     from envguard.formatters.smoke import smoke_markdown, smoke_text
-    from envguard.findings import Severity
     from envguard.preflight import PreflightResult, StepOutcome
     from envguard.smoke.base import SmokeRun
 

@@ -103,7 +103,8 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "-V", "--version", prog_name="envguard")
-@click.option("-v", "--verbose", count=True, help="Log each command envguard runs, with its wall time (-vv: also details).")
+@click.option("-v", "--verbose", count=True,
+              help="Log each command envguard runs, with its wall time (-vv: also details).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
 def main(verbose: int, quiet: bool) -> None:
     """Check deep-learning GPU environments against sourced compatibility matrices.

@@ -58,7 +58,10 @@ def explain(
         result = use.explain_text(body, report_file=report_file, snapshot_file=snapshot_file,
                                   probe=None if no_check else _probe.ProbeOptions(target_python))
         code = EXIT_FINDINGS if any(v.status == "confirmed" for v in result.verdicts) else EXIT_OK
-        out = explain_json(result, code) if fmt == "json" else explain_text(result, color=use_color(None), width=_width())
+        if fmt == "json":
+            out = explain_json(result, code)
+        else:
+            out = explain_text(result, color=use_color(None), width=_width())
         click.echo(out, nl=False, color=use_color(None) and fmt == "text")
     except EnvguardError as exc:
         fail(exc, fmt, "explain")
