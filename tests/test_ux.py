@@ -163,9 +163,24 @@ def test_readers_refuse_fifos_and_devices(args: tuple[str, ...], tmp_path: Path)
     assert "not a regular file" in line and ("FIFO" in line or "character device" in line)
 
 
-def test_stdin_still_reads() -> None:
+def test_stdin_still_reads_and_is_bounded() -> None:
     code, _out, err = run("check", "--from", "-", stdin="nvidia-smi\nDriver Version: 535.104.05\n")
     assert code in (0, 1) and "error" not in err
+
+    class Endless:
+        """A stdin that never ends (like /dev/zero piped in)."""
+
+        def __init__(self) -> None:
+            self.asked: list[int] = []
+
+        def read(self, size: int = -1) -> bytes:
+            assert size > 0, "stdin read without a bound"
+            self.asked.append(size)
+            return b"a" * size
+
+    endless = Endless()
+    with pytest.raises(InputError, match="larger than"):
+        _io.read_text_input("-", stdin=_io.read_stdin(endless), what="text")  # type: ignore[arg-type]
 
 
 # ---- one-line errors and usage errors -------------------------------------------------------------------
@@ -197,6 +212,7 @@ def test_explain_a_missing_log_is_an_error_and_one_line_is_one_line(tmp_path: Pa
     (("lock", "requests", "--python", "4.0", "--dry-run", "--no-index"), "no CPython release has that version"),
     (("lock", "torch", "--cuda", "twelve", "--python", "3.11", "--dry-run", "--no-index"), "is not a CUDA version"),
     (("check", "--python", ""), "--python is empty"),
+    (("lock", "six", "--python", "", "--dry-run", "--no-index"), "--python is empty"),
     (("matrix", "torch", "--driver", "banana"), "--driver 'banana' is not a version"),
     (("matrix", "jax", "--python", "three"), "--python 'three' is not a version"),
 ])

@@ -57,7 +57,7 @@ def check(
         if image_ref is not None:
             report = use.check_image(image_ref, timeout_s=max(timeout_s, 60.0))
         elif report_file is not None:
-            stdin = sys.stdin.buffer.read() if report_file == "-" else None
+            stdin = _io.read_stdin(sys.stdin.buffer) if report_file == "-" else None
             report = use.check_report(*_io.read_text_input(report_file, stdin=stdin))
         elif snapshot_file == "-":
             report = use.judge(_io.parse_snapshot(sys.stdin.buffer.read(_io.MAX_SNAPSHOT_BYTES + 1), "<stdin>"))

@@ -50,7 +50,7 @@ def explain(
             raise click.UsageError("give the error message, a log file, or '-' to read stdin")
         joined = " ".join(text)
         if joined == "-":
-            body = _io.read_text_input("-", stdin=sys.stdin.buffer.read(), what="text")[0]
+            body = _io.read_text_input("-", stdin=_io.read_stdin(sys.stdin.buffer), what="text")[0]
         elif len(text) == 1 and (os.path.lexists(joined) or use.looks_like_path(joined)):
             body = _io.read_text_input(joined, what="log")[0]
         else:

@@ -9,7 +9,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from envguard._files import kind_of, read_regular
 from envguard.errors import InputError, SnapshotError
@@ -40,6 +40,13 @@ def read_text_input(path: str, *, stdin: bytes | None = None, what: str = "repor
     if b"\x00" in raw[:65536]:
         raise InputError(f"{name} is a binary file, not a text {what}")
     return raw.decode("utf-8", errors="replace"), name
+
+
+def read_stdin(stream: BinaryIO) -> bytes:
+    """At most one byte more than a report may hold, from ``stream`` (stdin): "-" is bounded like a file."""
+    from envguard.reports import MAX_REPORT_CHARS
+
+    return stream.read(MAX_REPORT_CHARS + 1)
 
 
 def read_snapshot(path: str) -> Snapshot:
