@@ -452,3 +452,17 @@ def test_verbose_logs_each_command_on_one_line(tmp_path: Path) -> None:
     assert "envguard: DEBUG" not in err
     code, _, err = run("-vv", "snapshot", "-o", str(tmp_path / "t.json"))
     assert code == 0 and "envguard: DEBUG:   cwd " in err
+
+
+def test_cpython_versions_come_from_capped_ranges() -> None:
+    from envguard.knowledge import load_matrices
+    from envguard.lock.request import check_python_version, newest_python
+
+    m = load_matrices()
+    newest = newest_python(m)
+    assert (3, 12) <= newest < (3, 20)  # jax's ">=3.11" (no ceiling) does not make 3.39 a Python
+    for ok in ("2.7", "3.6", f"3.{newest[1]}", f"3.{newest[1] + 1}", "3.11.7"):
+        check_python_version(m, ok)
+    for bad in ("3.99", f"3.{newest[1] + 2}", "4.0", "2.8", "1.5"):
+        with pytest.raises(InputError, match="no CPython release has that version"):
+            check_python_version(m, bad)

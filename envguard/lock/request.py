@@ -109,21 +109,24 @@ def newest_python(mats: Matrices) -> tuple[int, int]:
     """The newest CPython minor series any torch, TensorFlow, jax or PaddlePaddle row admits."""
     specs = [r.python for r in mats.torch.releases] + [r.python for r in mats.tensorflow.releases]
     specs += [r.python for r in mats.jax.releases] + [r.python for r in mats.paddle.releases]
-    admitted = [minor for minor in range(40) if any(_series_admits(s, f"3.{minor}") for s in specs if str(s))]
+    # NOTE: only ranges with a ceiling say which Pythons exist (">=3.11" admits 3.39 too).
+    capped = [s for s in specs if any(c.operator in ("<", "<=", "==", "~=", "===") for c in s)]
+    admitted = [minor for minor in range(40) if any(_series_admits(s, f"3.{minor}") for s in capped)]
     return (3, max(admitted, default=14))
 
 
 def check_python_version(mats: Matrices, version: str) -> None:
-    """Refuse a Python version no CPython release has (2.0-2.7, 3.0 up to the newest the matrices name).
+    """Refuse a Python version no CPython release has: 2.0-2.7, and 3.0 up to one minor past the newest the
+    matrices name (a new minor ships every October and the matrices lag; two past is no release).
 
     :raises LockUsageError: for 3.99, 4.0, 2.9 ...
     """
     minor = python_minor(version)
     major, number = (int(x) for x in minor.split("."))
     newest = newest_python(mats)
-    if (major, number) > newest or major not in (2, 3) or (major == 2 and number > 7):
-        raise LockUsageError(f"--python {version}: no CPython release has that version (CPython is 2.0-2.7 "
-                             f"and 3.0-{newest[0]}.{newest[1]}, the newest any matrix names)")
+    if major not in (2, 3) or (major == 2 and number > 7) or (major == 3 and number > newest[1] + 1):
+        raise LockUsageError(f"--python {version}: no CPython release has that version (2.0-2.7 and 3.x; the "
+                             f"newest any matrix names is {newest[0]}.{newest[1]})")
 
 
 def _series_admits(spec: SpecifierSet, series: str) -> bool:
