@@ -71,7 +71,7 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
 def not_python(exe: str, result: CommandResult) -> str:
     """One line for an interpreter that did not run the script: the file, and what it printed (200 chars)."""
     if result.start_error is not None or result.timed_out:
-        return f"cannot run target interpreter {exe}: {result.describe_failure()}"
+        return f"cannot inspect target interpreter {exe}: {result.describe_failure()}"
     return (f"target interpreter {exe} is not a working Python (exit status {result.returncode}); it printed: "
             f"{result.printed()}")
 
