@@ -43,8 +43,39 @@ class CommandResult:
         if self.timed_out:
             return f"{name} did not finish within {self.duration_s:.1f}s (killed)"
         detail = (self.stderr.strip() or self.stdout.strip()).splitlines()
-        tail = detail[-1] if detail else "no output"
+        tail = _one_line(detail[-1], PRINTED_CHARS) if detail else "no output"
         return f"{name} exited with status {self.returncode}: {tail}"
+
+    def printed(self, limit: int = 200) -> str:
+        """What the command printed, on one line: its first ``limit`` characters (stderr first, then stdout),
+        or the last line of a Python traceback (where the error is named)."""
+        text = self.stderr.strip() or self.stdout.strip()
+        if not text:
+            return "nothing"
+        lines = text.splitlines()
+        if lines[0].startswith("Traceback (most recent call last)"):
+            return _one_line(lines[-1], limit)
+        return _one_line(text, limit)
+
+
+#: How much of a tool's output an error line quotes.
+PRINTED_CHARS = 200
+
+
+#: How much of a command line -v logs.
+ARGV_CHARS = 120
+
+
+def describe_argv(argv: tuple[str, ...], limit: int = ARGV_CHARS) -> str:
+    """A command line on one line, cut to ``limit`` characters (the inspection script is hundreds of lines)."""
+    import shlex
+
+    return _one_line(shlex.join(argv), limit)
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 class CommandRunner(Protocol):
@@ -92,7 +123,7 @@ def run(
             start_new_session=True,
         )
     except OSError as exc:
-        logger.debug("could not start %s: %s", argv, exc)
+        logger.info("could not start %s: %s", describe_argv(argv), exc)
         reason = "not found" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
         return CommandResult(argv, NOT_FOUND_STATUS, "", "", time.monotonic() - start, start_error=reason)
     try:
@@ -101,7 +132,7 @@ def run(
         _kill_group(proc)
         out, err = proc.communicate()
         duration = time.monotonic() - start
-        logger.debug("%s timed out after %.1fs", argv, duration)
+        logger.info("ran %s: killed after %.2fs (timeout %.1fs)", describe_argv(argv), duration, timeout)
         return CommandResult(argv, TIMEOUT_STATUS, out or "", err or "", duration, timed_out=True)
     except BaseException:
         # Ctrl-C (or SIGTERM turned into KeyboardInterrupt): the child runs in a session of its own, so the
@@ -110,7 +141,10 @@ def run(
         proc.wait()
         raise
     duration = time.monotonic() - start
-    logger.debug("ran %s in %.3fs: exit %s", argv, duration, proc.returncode)
+    logger.info("ran %s in %.2fs: exit %s", describe_argv(argv), duration, proc.returncode)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("  cwd %s, timeout %.1fs, %d chars of stdout, %d of stderr%s", cwd or ".", timeout, len(out),
+                     len(err), f": {_one_line(err, PRINTED_CHARS)}" if err.strip() else "")
     return CommandResult(argv, proc.returncode, out, err, duration)
 
 

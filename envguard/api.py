@@ -9,7 +9,7 @@ import os
 import sys
 from typing import Any
 
-from envguard.commands import _probe
+from envguard.commands import _io, _probe
 from envguard.commands.smoke import environment_fingerprint
 from envguard.errors import EnvguardError
 from envguard.fingerprints import Fingerprint
@@ -38,7 +38,10 @@ def record(
     (one INFO record), or None (only the trackers). ``mlflow=True`` logs the fingerprint to the active
     MLflow run (tag + JSON artifact); ``wandb=True`` to the active Weights & Biases run (config).
 
-    :raises EnvguardError: when a requested tracker is not installed or has no active run.
+    A missing folder of the file is created; a symlink is followed; a folder, device or FIFO is refused.
+
+    :raises EnvguardError: when a requested tracker is not installed or has no active run, the file cannot
+        be written (``InputError``), or the target interpreter cannot be inspected (``TargetPythonError``).
     """
     fp = fingerprint(python)
     line = json.dumps({"time": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -46,8 +49,7 @@ def record(
     if isinstance(target, logging.Logger):
         target.info("envguard fingerprint %s", line)
     elif target is not None:
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
+        _io.append_line(os.fspath(target), line)
     if mlflow:
         _to_mlflow(fp)
     if wandb:
@@ -61,8 +63,11 @@ def _to_mlflow(fp: Fingerprint) -> None:
     except ImportError:
         raise EnvguardError("record(mlflow=True) needs mlflow: pip install mlflow") from None
     client: Any = mlflow
-    client.set_tag("envguard.fingerprint", fp.digest)
-    client.log_dict(fp.to_dict(), "envguard-fingerprint.json")
+    try:
+        client.set_tag("envguard.fingerprint", fp.digest)
+        client.log_dict(fp.to_dict(), "envguard-fingerprint.json")
+    except Exception as exc:  # reason: the public API raises only EnvguardError
+        raise EnvguardError(f"record(mlflow=True): mlflow failed: {type(exc).__name__}: {exc}") from exc
 
 
 def _to_wandb(fp: Fingerprint) -> None:
@@ -73,5 +78,8 @@ def _to_wandb(fp: Fingerprint) -> None:
     run: Any = getattr(wandb, "run", None)
     if run is None:
         raise EnvguardError("record(wandb=True) needs an active run: call wandb.init() first")
-    run.config.update({"envguard_fingerprint": fp.digest,
-                       "envguard_components": dict(fp.components)}, allow_val_change=True)
+    try:
+        run.config.update({"envguard_fingerprint": fp.digest,
+                           "envguard_components": dict(fp.components)}, allow_val_change=True)
+    except Exception as exc:  # reason: the public API raises only EnvguardError
+        raise EnvguardError(f"record(wandb=True): wandb failed: {type(exc).__name__}: {exc}") from exc

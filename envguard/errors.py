@@ -11,6 +11,10 @@ class InputError(EnvguardError, ValueError):
     """A file or argument given to envguard is unreadable, malformed or of an unknown version."""
 
 
+class UsageError(InputError):
+    """An option or argument has a value envguard cannot use (exit code 2, like click's own usage errors)."""
+
+
 class SnapshotError(InputError):
     """A snapshot document cannot be read back."""
 
@@ -33,3 +37,7 @@ class MatrixSchemaError(MatrixError, ValueError):
 
 class LockError(InputError):
     """A lock cannot be made (unknown package, conflict, no CUDA build of that release) or read back."""
+
+
+class LockUsageError(LockError, UsageError):
+    """A lock option has an unusable value (``--python 3.99``, ``--cuda twelve``): exit code 2."""

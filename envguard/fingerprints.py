@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from envguard.errors import InputError
@@ -33,11 +33,22 @@ class Fingerprint:
     scheme: int
     digest: str
     components: Mapping[str, str]
+    #: name → version of every distribution the ``packages`` component hashes (not hashed itself: kept so a
+    #: diff can name what was added, removed or changed). Empty in files from envguard versions without it.
+    packages: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The one written form of the fingerprint: ``sha256:<hex>``."""
+        return f"sha256:{self.digest}"
 
     def to_dict(self) -> dict[str, Any]:
         """The versioned file form."""
-        return {"schema_version": FINGERPRINT_FILE_VERSION, "scheme": self.scheme, "digest": self.digest,
-                "components": dict(sorted(self.components.items()))}
+        doc: dict[str, Any] = {"schema_version": FINGERPRINT_FILE_VERSION, "scheme": self.scheme,
+                               "digest": self.digest, "components": dict(sorted(self.components.items()))}
+        if self.packages:
+            doc["packages"] = dict(sorted(self.packages.items()))
+        return doc
 
     @classmethod
     def from_dict(cls, data: Any, name: str = "fingerprint") -> Fingerprint:
@@ -49,6 +60,8 @@ class Fingerprint:
             data = data["fingerprint"]
         if not isinstance(data, Mapping) or "digest" not in data or "components" not in data:
             raise InputError(f"{name} is not an envguard fingerprint (no digest/components)")
+        if data.get("schema_version") is None:
+            raise InputError(f"{name} has no schema_version: not an envguard fingerprint file")
         if data.get("schema_version") != FINGERPRINT_FILE_VERSION:
             raise InputError(f"{name}: fingerprint schema_version {data.get('schema_version')!r} is not supported "
                              f"(this envguard reads {FINGERPRINT_FILE_VERSION})")
@@ -58,7 +71,11 @@ class Fingerprint:
         scheme = data.get("scheme")
         if not isinstance(scheme, int):
             raise InputError(f"{name}: scheme must be an integer")
-        return cls(scheme, str(data["digest"]), {str(k): str(v) for k, v in components.items()})
+        packages = data.get("packages", {})
+        if not isinstance(packages, Mapping):
+            raise InputError(f"{name}: packages must be an object")
+        return cls(scheme, str(data["digest"]), {str(k): str(v) for k, v in components.items()},
+                   {str(k): str(v) for k, v in packages.items()})
 
 
 def _digest(components: Mapping[str, str]) -> str:
@@ -115,9 +132,9 @@ def result_components(run: SmokeRun) -> dict[str, str]:
     return out
 
 
-def make_fingerprint(components: Mapping[str, str]) -> Fingerprint:
-    """Hash the components."""
-    return Fingerprint(FINGERPRINT_SCHEME, _digest(components), dict(components))
+def make_fingerprint(components: Mapping[str, str], packages: Mapping[str, str] | None = None) -> Fingerprint:
+    """Hash the components (``packages``, the listing behind the packages component, is kept, not hashed)."""
+    return Fingerprint(FINGERPRINT_SCHEME, _digest(components), dict(components), dict(packages or {}))
 
 
 def fingerprint_of(snapshot: Snapshot, run: SmokeRun | None = None) -> Fingerprint:
@@ -125,7 +142,9 @@ def fingerprint_of(snapshot: Snapshot, run: SmokeRun | None = None) -> Fingerpri
     components = environment_components(snapshot)
     if run is not None:
         components.update(result_components(run))
-    return make_fingerprint(components)
+    packages = {} if isinstance(snapshot.packages, Unavailable) else {
+        p.name.lower(): p.version for p in snapshot.packages}
+    return make_fingerprint(components, packages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +154,8 @@ class Difference:
     component: str
     left: str | None
     right: str | None
+    #: For ``packages``: "added x 1.0", "removed y 2.0", "changed numpy 2.1.0 → 2.2.1" (when both files list them).
+    details: tuple[str, ...] = ()
 
 
 def diff(a: Fingerprint, b: Fingerprint) -> tuple[Difference, ...]:
@@ -142,8 +163,21 @@ def diff(a: Fingerprint, b: Fingerprint) -> tuple[Difference, ...]:
     if a.scheme != b.scheme:
         return (Difference("scheme", str(a.scheme), str(b.scheme)),)
     keys = sorted(set(a.components) | set(b.components))
-    return tuple(Difference(k, a.components.get(k), b.components.get(k)) for k in keys
-                 if a.components.get(k) != b.components.get(k))
+    return tuple(Difference(k, a.components.get(k), b.components.get(k),
+                            package_changes(a, b) if k == "packages" else ())
+                 for k in keys if a.components.get(k) != b.components.get(k))
+
+
+def package_changes(a: Fingerprint, b: Fingerprint) -> tuple[str, ...]:
+    """What was added, removed and changed between two package listings (empty when either has none)."""
+    if not a.packages or not b.packages:
+        return ()
+    names = sorted(set(a.packages) | set(b.packages))
+    out = [f"added {n} {b.packages[n]}" for n in names if n not in a.packages]
+    out += [f"removed {n} {a.packages[n]}" for n in names if n not in b.packages]
+    out += [f"changed {n} {a.packages[n]} → {b.packages[n]}" for n in names
+            if n in a.packages and n in b.packages and a.packages[n] != b.packages[n]]
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

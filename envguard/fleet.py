@@ -490,7 +490,9 @@ def _parse(doc: Any, file: str, default_node: str) -> tuple[NodeResult | None, t
                 parts.missing.append(f"step {step.get('step')} could not run: {step.get('detail')}")
         for step in doc.get("skipped") or ():
             if isinstance(step, Mapping):
-                parts.missing.append(f"step {step.get('step')} skipped: {step.get('reason')}")
+                # NOTE: older preflight.json files carry "skipped: ..." reasons; say it once.
+                reason = str(step.get("reason")).removeprefix("skipped: ")
+                parts.missing.append(f"step {step.get('step')} skipped: {reason}")
         if doc.get("check") is not None:
             _read_check(doc["check"], parts, "check")
         else:

@@ -85,7 +85,7 @@ def fits(step: str, elapsed_s: float, budget_s: float | None) -> str | None:
     need = ESTIMATE_S.get(step, 10.0)
     left = budget_s - elapsed_s
     if need > left:
-        return f"skipped: needs about {need:.0f} s, {max(left, 0):.0f} s of the {budget_s:.0f} s budget left"
+        return f"needs about {need:.0f} s, {max(left, 0):.0f} s of the {budget_s:.0f} s budget left"
     return None
 
 

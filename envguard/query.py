@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
-from envguard.errors import InputError
+from envguard.errors import UsageError
 from envguard.knowledge import Matrices
 from envguard.knowledge.cuda_driver import CudaRelease
 from envguard.knowledge.torch import TorchRelease, TorchVariant
@@ -49,27 +49,27 @@ class CudaAnswer:
 def parse_version_arg(text: str, what: str) -> Version:
     """A version given on the command line.
 
-    :raises InputError: when it is not a version.
+    :raises UsageError: when it is not a version.
     """
     try:
         return Version(text.strip())
     except InvalidVersion:
-        raise InputError(f"{what} {text!r} is not a version (e.g. 535.104.05)") from None
+        raise UsageError(f"{what} {text!r} is not a version (e.g. 535.104.05)") from None
 
 
 def resolve_gpu(matrices: Matrices, gpu: str | None, cc: str | None) -> tuple[str | None, str]:
     """Compute capability from ``--cc`` or a product name; the second value says where it came from.
 
-    :raises InputError: for a name the gpu-arch matrix does not know.
+    :raises UsageError: for a name the gpu-arch matrix does not know.
     """
     if cc:
         if matrices.gpu_arch.arch(cc) is None:
-            raise InputError(f"compute capability {cc!r} is not in gpu-arch.toml (e.g. 8.6, 9.0, 12.0)")
+            raise UsageError(f"compute capability {cc!r} is not in gpu-arch.toml (e.g. 8.6, 9.0, 12.0)")
         return cc, f"--cc {cc}"
     if gpu:
         row = matrices.gpu_arch.lookup_name(gpu)
         if row is None:
-            raise InputError(f"GPU {gpu!r} is not in envguard's gpu-arch matrix; pass --cc MAJOR.MINOR instead "
+            raise UsageError(f"GPU {gpu!r} is not in envguard's gpu-arch matrix; pass --cc MAJOR.MINOR instead "
                              "(nvidia-smi --query-gpu=name,compute_cap --format=csv shows it)")
         return row.cc, f"{row.name} (gpu-arch.toml)"
     return None, "not given"
@@ -79,8 +79,8 @@ def torch_candidates(
     matrices: Matrices, *, driver: str | None, cc: str | None, python: str | None, system: str = "linux"
 ) -> tuple[TorchCandidate, ...]:
     """Every torch release and CUDA/CPU variant, newest first, judged against the given constraints."""
-    have_driver = parse_version_arg(driver, "driver") if driver else None
-    py = parse_version_arg(python, "python") if python else None
+    have_driver = parse_version_arg(driver, "--driver") if driver else None
+    py = parse_version_arg(python, "--python") if python else None
     out: list[TorchCandidate] = []
     for release in matrices.torch.releases:
         for variant in release.variants:
@@ -118,7 +118,7 @@ def torch_candidates(
 
 def cuda_for_driver(matrices: Matrices, driver: str, system: str = "linux") -> CudaAnswer:
     """The newest CUDA a driver runs natively, and which majors it runs by minor-version compatibility."""
-    have = parse_version_arg(driver, "driver")
+    have = parse_version_arg(driver, "--driver")
     matrix = matrices.cuda_driver
     native = [r for r in matrix.releases
               if (r.linux_driver if system != "windows" else r.windows_driver) is not None
@@ -130,3 +130,199 @@ def cuda_for_driver(matrices: Matrices, driver: str, system: str = "linux") -> C
         if floor is not None and have >= floor:
             majors.append((family.major, str(floor)))
     return CudaAnswer(driver, system, newest, tuple(majors))
+
+
+# ---- the same question for TensorFlow, jax and PaddlePaddle ------------------------------------------------
+
+#: Frameworks `envguard matrix FRAMEWORK` answers for (torch has its own, richer, candidate type above).
+FRAMEWORKS = ("tensorflow", "jax", "paddle")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildCandidate:
+    """One release and build (a CUDA build or the CPU one) of a framework, judged against the constraints."""
+
+    framework: str
+    version: str
+    #: "cuda12.5", "cuda12" (a jax plugin major), "cu126" (a Paddle variant) or "cpu".
+    build: str
+    cuda: str | None
+    python: str
+    driver_ok: bool | None
+    gpu_ok: bool | None
+    python_ok: bool | None
+    os_ok: bool | None
+    #: The pip command that installs this build; None when the matrix does not record one.
+    install: str | None
+    notes: tuple[str, ...]
+    source: str
+
+    @property
+    def runs(self) -> bool | None:
+        """True when every constraint holds, False when one fails, None when one is unknown."""
+        checks = (self.driver_ok, self.gpu_ok, self.python_ok, self.os_ok)
+        if False in checks:
+            return False
+        return None if None in checks else True
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    driver: Version | None
+    cc: str | None
+    python: Version | None
+    system: str
+
+
+def _python_ok(spec: object, asked: _Asked, notes: list[str]) -> bool | None:
+    if asked.python is None:
+        return True
+    text = str(spec)
+    if not text:
+        notes.append("supported Python unknown")
+        return None
+    ok = Version(f"{asked.python.major}.{asked.python.minor}") in spec  # type: ignore[operator] # reason: a SpecifierSet
+    if not ok:
+        notes.append(f"Python {text}")
+    return ok
+
+
+def _driver_floor_ok(floor: Version | None, asked: _Asked, notes: list[str]) -> bool | None:
+    if asked.driver is None:
+        return True
+    if floor is None:
+        notes.append("minimum driver unknown")
+        return None
+    if asked.driver < floor:
+        notes.append(f"needs driver >= {floor}")
+        return False
+    return True
+
+
+def _cc_ok(min_cc: str | None, asked: _Asked, notes: list[str], *, gpu: bool) -> bool | None:
+    if asked.cc is None:
+        return True
+    if not gpu:
+        notes.append("CPU build: runs, but not on the GPU")
+        return True
+    if min_cc is None:
+        notes.append("compiled architectures unknown")
+        return None
+    have, need = Version(asked.cc), Version(min_cc)
+    if have < need:
+        notes.append(f"needs compute capability >= {min_cc}")
+        return False
+    return True
+
+
+def _cuda_floor(matrices: Matrices, cuda: str | None, system: str) -> Version | None:
+    floor = matrices.cuda_driver.floor(cuda, system) if cuda else None
+    return None if floor is None else Version(str(floor.min_driver))
+
+
+def framework_candidates(
+    matrices: Matrices, framework: str, *, driver: str | None, cc: str | None, python: str | None,
+    system: str = "linux",
+) -> tuple[BuildCandidate, ...]:
+    """Every release and build of ``framework`` (tensorflow, jax, paddle), newest first, judged.
+
+    :raises UsageError: for a framework envguard has no table of, or a constraint that is not a version.
+    """
+    asked = _Asked(parse_version_arg(driver, "--driver") if driver else None, cc,
+                   parse_version_arg(python, "--python") if python else None, system)
+    if framework == "tensorflow":
+        return _tensorflow(matrices, asked)
+    if framework == "jax":
+        return _jax(matrices, asked)
+    if framework == "paddle":
+        return _paddle(matrices, asked)
+    raise UsageError(f"no matrix for {framework!r}: choose from torch, {', '.join(FRAMEWORKS)}")
+
+
+def _tensorflow(matrices: Matrices, asked: _Asked) -> tuple[BuildCandidate, ...]:
+    out: list[BuildCandidate] = []
+    for rel in matrices.tensorflow.releases:
+        src = rel.prov.source
+        if rel.cuda:
+            notes: list[str] = []
+            driver_ok = _driver_floor_ok(_cuda_floor(matrices, rel.cuda, asked.system), asked, notes)
+            gpu_ok = _cc_ok(None, asked, notes, gpu=True)
+            python_ok = _python_ok(rel.python, asked, notes)
+            os_ok: bool | None = True
+            if asked.system == "windows":
+                os_ok = rel.windows_native_gpu
+                if os_ok is False:
+                    notes.append("no native-Windows GPU build (use WSL2)")
+                elif os_ok is None:
+                    notes.append("native-Windows GPU support unknown")
+            if rel.and_cuda:
+                install: str | None = f"pip install 'tensorflow[and-cuda]=={rel.version}.*'"
+            elif Version(rel.version) >= Version("2.1"):
+                install = f"pip install 'tensorflow=={rel.version}.*'"
+                notes.append(f"needs CUDA {rel.cuda} and cuDNN {rel.cudnn or '?'} installed on the system")
+            else:
+                install = None
+                notes.append("the GPU wheel of this series is not recorded in tensorflow.toml")
+            out.append(BuildCandidate("tensorflow", rel.version, f"cuda{rel.cuda}", rel.cuda, str(rel.python),
+                                      driver_ok, gpu_ok, python_ok, os_ok, install, tuple(notes), src))
+        notes = []
+        gpu_ok = _cc_ok(None, asked, notes, gpu=False)
+        python_ok = _python_ok(rel.python, asked, notes)
+        out.append(BuildCandidate("tensorflow", rel.version, "cpu", None, str(rel.python), True, gpu_ok, python_ok,
+                                  True, f"pip install 'tensorflow=={rel.version}.*'", tuple(notes), src))
+    return tuple(out)
+
+
+def _jax(matrices: Matrices, asked: _Asked) -> tuple[BuildCandidate, ...]:
+    out: list[BuildCandidate] = []
+    for rel in matrices.jax.releases:
+        version = str(rel.version)
+        for plugin in sorted(rel.cuda, key=lambda p: p.major, reverse=True):
+            notes: list[str] = []
+            driver_ok = _driver_floor_ok(plugin.min_driver, asked, notes)
+            gpu_ok = _cc_ok(plugin.min_cc, asked, notes, gpu=True)
+            python_ok = _python_ok(rel.python, asked, notes)
+            os_ok = asked.system != "windows"
+            if not os_ok:
+                notes.append("no native-Windows GPU wheels (jax.toml: Linux only)")
+            if plugin.extra:
+                install: str | None = f"pip install 'jax[{plugin.extra}]=={version}'"
+            elif plugin.plugin:
+                install = f"pip install 'jax=={version}' '{plugin.plugin}=={version}'"
+            else:
+                install = None
+            cuda = str(plugin.built_with) if plugin.built_with else str(plugin.major)
+            out.append(BuildCandidate("jax", version, f"cuda{plugin.major}", cuda, str(rel.python), driver_ok,
+                                      gpu_ok, python_ok, os_ok, install, tuple(notes), plugin.prov.source))
+        notes = []
+        gpu_ok = _cc_ok(None, asked, notes, gpu=False)
+        python_ok = _python_ok(rel.python, asked, notes)
+        out.append(BuildCandidate("jax", version, "cpu", None, str(rel.python), True, gpu_ok, python_ok, True,
+                                  f"pip install 'jax=={version}'", tuple(notes), rel.prov.source))
+    return tuple(out)
+
+
+def _paddle(matrices: Matrices, asked: _Asked) -> tuple[BuildCandidate, ...]:
+    out: list[BuildCandidate] = []
+    for rel in matrices.paddle.releases:
+        for variant in rel.variants:
+            notes: list[str] = []
+            floor = variant.min_driver or _cuda_floor(matrices, variant.cuda, asked.system)
+            driver_ok = _driver_floor_ok(floor, asked, notes)
+            gpu_ok = _cc_ok(variant.min_cc, asked, notes, gpu=True)
+            python_ok = _python_ok(rel.python, asked, notes)
+            os_ok: bool | None = True
+            if asked.system == "windows":
+                os_ok = None
+                notes.append("paddle.toml lists the Linux x86_64 wheels")
+            if variant.index_url:
+                install: str | None = (f"python -m pip install 'paddlepaddle-gpu=={rel.version}.*' "
+                                       f"-i {variant.index_url}")
+            elif rel.default_variant == variant.tag:
+                install = f"python -m pip install 'paddlepaddle-gpu=={rel.version}.*'"
+            else:
+                install = None
+                notes.append(f"a .{variant.post or 'postNNN'} wheel from Paddle's find-links pages (see paddle.toml)")
+            out.append(BuildCandidate("paddle", rel.version, variant.tag, variant.cuda, str(rel.python), driver_ok,
+                                      gpu_ok, python_ok, os_ok, install, tuple(notes), variant.prov.source))
+    return tuple(out)

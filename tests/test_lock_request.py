@@ -204,7 +204,7 @@ def test_plan_no_build_for_that_cuda_names_the_row_and_variants(m: Matrices) -> 
     with pytest.raises(LockError) as info:
         _plan(m, "torch==2.5.*", cuda="12.9")
     msg = str(info.value)
-    assert msg.startswith("torch has no CUDA 12.9 build for torch==2.5.* on Python 3.11")
+    assert msg.startswith("torch has no CUDA 12.9 build matching torch==2.5.* on Python 3.11")
     assert "torch.toml release 2.5: cu124, cu121, cu118, cpu, rocm6.2, rocm6.1" in msg
 
 

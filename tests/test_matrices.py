@@ -476,7 +476,7 @@ def test_parsed_matrices_are_cached_by_content(tmp_path: Path, monkeypatch: pyte
     assert load_matrices(root).torch == first  # read back from the cache, equal to the parsed one
     text = (root / "torch.toml").read_text(encoding="utf-8")
     (root / "torch.toml").write_text(text + "\n# a comment changes the content\n", encoding="utf-8")
-    load_matrices(root).torch
+    _ = load_matrices(root).torch
     assert sorted(p.name for p in cache.glob("matrix-torch-*.json")) != entries  # re-parsed, old entry replaced
     assert len(list(cache.glob("matrix-torch-*.json"))) == 1
     (cache / next(iter(p.name for p in cache.glob("matrix-torch-*.json")))).write_text("{not json", encoding="utf-8")

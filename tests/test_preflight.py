@@ -19,6 +19,7 @@ from envguard.fingerprints import fingerprint_of
 from envguard.formatters.preflight import (
     github_annotations,
     preflight_dict,
+    preflight_json,
     preflight_junit,
     preflight_markdown,
     preflight_verdict,
@@ -104,7 +105,7 @@ def test_junit_has_a_case_per_finding_drift_and_smoke_case() -> None:
 
 def test_skipped_and_errored_steps_are_reported_everywhere() -> None:
     steps = (StepOutcome("check", "ran"), StepOutcome("verify", "error", "lock.json: schema_version 9"),
-             StepOutcome("smoke 1", "skipped", "skipped: needs about 30 s, 3 s of the 5 s budget left"))
+             StepOutcome("smoke 1", "skipped", fits("smoke 1", 2.0, 5.0) or ""))
     result = _result(steps=steps)
     assert result.exit_code == 3
     doc = preflight_dict(result)
@@ -120,7 +121,9 @@ def test_skipped_and_errored_steps_are_reported_everywhere() -> None:
     assert verdict.startswith("envguard preflight on node-a: FAILED (exit 3)")
     assert "verify could not run: lock.json: schema_version 9" in verdict
     md = preflight_markdown(result)
-    assert "- **smoke 1**: skipped — skipped: needs about 30 s" in md
+    assert "- **smoke 1**: skipped — needs about 30 s" in md
+    assert "smoke 1 skipped: needs about 30 s" in verdict
+    assert "skipped: skipped" not in md + verdict + preflight_json(result)
     notes = github_annotations(result)
     assert "::error title=envguard preflight verify::lock.json: schema_version 9" in notes
     assert any(n.startswith("::notice title=envguard preflight smoke 1::") for n in notes)

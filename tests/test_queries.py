@@ -80,11 +80,11 @@ def test_matrix_torch_volta_on_new_builds() -> None:
     assert by_key[("2.13", "cu126")].runs is True
 
 
-def test_matrix_bad_input_is_exit_3() -> None:
+def test_matrix_bad_input_is_a_usage_error() -> None:
     code, _, err = run("matrix", "torch", "--driver", "banana")
-    assert code == 3 and "is not a version" in err
+    assert code == 2 and "--driver 'banana' is not a version" in err
     code, _, err = run("matrix", "torch", "--gpu", "Voodoo 5 6000")
-    assert code == 3 and "--cc" in err
+    assert code == 2 and "--cc" in err
 
 
 def test_matrix_cuda() -> None:

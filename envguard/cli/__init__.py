@@ -55,6 +55,32 @@ class LazyGroup(click.Group):
         return command
 
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; a usage error under ``--format json``/``--json`` also prints one JSON envelope."""
+        # NOTE: click keeps the subcommand's name apart until invoke (protected_args is deprecated for _protected_args).
+        args = [*getattr(ctx, "_protected_args", ()), *ctx.args]
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if _wants_json(args):
+                from envguard.formatters.json import error_envelope
+
+                failing = exc.ctx.command_path if exc.ctx is not None else ""
+                command = failing.partition(" ")[2] or (args[0] if args else "envguard")
+                click.echo(error_envelope(command, exc.format_message(), exc.exit_code), nl=False)
+            raise
+
+
+def _wants_json(args: list[str]) -> bool:
+    """Whether the raw arguments ask for JSON output (``lock`` spells it --json; its --format lists files)."""
+    if "--json" in args:
+        return True
+    if args[:1] == ["lock"]:
+        return False
+    pairs = zip(args, [*args[1:], ""], strict=True)
+    return any((a == "--format" and b == "json") or a == "--format=json" for a, b in pairs)
+
+
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level_name = os.environ.get("ENVGUARD_LOGLEVEL")
     level = logging.WARNING
@@ -77,13 +103,15 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "-V", "--version", prog_name="envguard")
-@click.option("-v", "--verbose", count=True, help="Log what envguard runs (-vv: debug).")
+@click.option("-v", "--verbose", count=True,
+              help="Log each command envguard runs, with its wall time (-vv: also details).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
 def main(verbose: int, quiet: bool) -> None:
     """Check deep-learning GPU environments against sourced compatibility matrices.
 
     \b
-    Exit codes: 0 ok, 1 findings at or above --fail-on, 2 usage error,
-    3 envguard could not run (bad input, missing interpreter, unreadable matrix).
+    Exit codes: 0 ok, 1 findings at or above --fail-on (or drift from a lock), 2 usage error,
+    3 envguard could not run (bad input, missing interpreter, unreadable matrix),
+    4 a smoke case failed, 5 fingerprints differ (fingerprint diff).
     """
     _configure_logging(verbose, quiet)

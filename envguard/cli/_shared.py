@@ -25,14 +25,22 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty()
 
 
-def fail(message: str, fmt: str, command: str) -> NoReturn:
-    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode)."""
+def fail(error: str | BaseException, fmt: str, command: str) -> NoReturn:
+    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode).
+
+    An ``envguard.errors.UsageError`` (an option value envguard cannot use) exits 2, like click's own usage
+    errors; anything else exits 3.
+    """
+    from envguard.errors import UsageError
+
+    code = EXIT_USAGE if isinstance(error, UsageError) else EXIT_CANNOT_RUN
+    message = str(error)
     if fmt == "json":
         from envguard.formatters.json import error_envelope
 
-        click.echo(error_envelope(command, message, EXIT_CANNOT_RUN), nl=False)
+        click.echo(error_envelope(command, message, code), nl=False)
     click.echo(f"envguard: error: {message}", err=True)
-    raise SystemExit(EXIT_CANNOT_RUN)
+    raise SystemExit(code)
 
 
 def split_values(values: tuple[str, ...]) -> tuple[str, ...]:

@@ -50,12 +50,14 @@ def check(
 
     try:
         options = _probe.ProbeOptions(target_python, deep, timeout_s)
+        if output:
+            _io.check_output(output, force=force)
         if sum(x is not None for x in (report_file, snapshot_file, image_ref)) > 1:
             raise click.UsageError("use only one of --from, --snapshot and --image")
         if image_ref is not None:
             report = use.check_image(image_ref, timeout_s=max(timeout_s, 60.0))
         elif report_file is not None:
-            stdin = sys.stdin.buffer.read() if report_file == "-" else None
+            stdin = _io.read_stdin(sys.stdin.buffer) if report_file == "-" else None
             report = use.check_report(*_io.read_text_input(report_file, stdin=stdin))
         elif snapshot_file == "-":
             report = use.judge(_io.parse_snapshot(sys.stdin.buffer.read(_io.MAX_SNAPSHOT_BYTES + 1), "<stdin>"))
@@ -63,15 +65,15 @@ def check(
             report = use.check(options, snapshot_file=snapshot_file)
         code = report.exit_code(Severity.parse(fail_on))
         colored = use_color(color) and output is None and fmt == "text"
-        width = shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() and output is None else 100
-        text = make_formatter(fmt, color=colored, width=max(width, 60)).format(report, command="check",
-                                                                              exit_code=code)
+        # NOTE: a pipe or a file gets unwrapped text (width 0): a path or a command is never broken.
+        width = max(shutil.get_terminal_size((100, 24)).columns, 60) if sys.stdout.isatty() and output is None else 0
+        text = make_formatter(fmt, color=colored, width=width).format(report, command="check", exit_code=code)
         if output:
             _io.write_atomic(output, text, force=force)
         else:
             click.echo(text, nl=False, color=colored)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "check")
+        fail(exc, fmt, "check")
     raise SystemExit(code)
 
 
@@ -85,6 +87,8 @@ def check(
 def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, force: bool) -> None:
     """Record every probed fact as versioned JSON (judge it later with `check --snapshot`)."""
     try:
+        if output != "-":
+            _io.check_output(output, force=force)
         snap, notes = _probe.take_snapshot(_probe.ProbeOptions(target_python, deep, timeout_s))
         text = use.snapshot_json(snap)
         if output == "-":
@@ -95,4 +99,4 @@ def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, forc
         for note in notes:
             click.echo(f"envguard: note: {note}", err=True)
     except EnvguardError as exc:
-        fail(str(exc), "text", "snapshot")
+        fail(exc, "text", "snapshot")

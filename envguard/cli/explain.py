@@ -19,6 +19,13 @@ from envguard.commands import explain as use
 from envguard.errors import EnvguardError
 
 
+def _width() -> int:
+    """The terminal's width, or 0 (nothing wrapped) for a pipe or a file."""
+    import shutil
+
+    return shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else 0
+
+
 @click.command()
 @click.argument("text", nargs=-1)
 @click.option("--from", "report_file", metavar="FILE", help="Check the causes against a pasted report's facts.")
@@ -43,16 +50,19 @@ def explain(
             raise click.UsageError("give the error message, a log file, or '-' to read stdin")
         joined = " ".join(text)
         if joined == "-":
-            body = _io.read_text_input("-", stdin=sys.stdin.buffer.read(), what="text")[0]
-        elif len(text) == 1 and os.path.isfile(joined):
+            body = _io.read_text_input("-", stdin=_io.read_stdin(sys.stdin.buffer), what="text")[0]
+        elif len(text) == 1 and (os.path.lexists(joined) or use.looks_like_path(joined)):
             body = _io.read_text_input(joined, what="log")[0]
         else:
             body = joined
         result = use.explain_text(body, report_file=report_file, snapshot_file=snapshot_file,
                                   probe=None if no_check else _probe.ProbeOptions(target_python))
         code = EXIT_FINDINGS if any(v.status == "confirmed" for v in result.verdicts) else EXIT_OK
-        out = explain_json(result, code) if fmt == "json" else explain_text(result, color=use_color(None))
+        if fmt == "json":
+            out = explain_json(result, code)
+        else:
+            out = explain_text(result, color=use_color(None), width=_width())
         click.echo(out, nl=False, color=use_color(None) and fmt == "text")
     except EnvguardError as exc:
-        fail(str(exc), fmt, "explain")
+        fail(exc, fmt, "explain")
     raise SystemExit(code)

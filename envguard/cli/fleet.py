@@ -50,6 +50,8 @@ def fleet_report(
     from envguard.formatters.fleet import fleet_html, fleet_json, fleet_text
 
     try:
+        if output:
+            _io.check_output(output, force=force)
         report = use.fleet_report(directory, perf_threshold=perf_threshold / 100.0)
         code = EXIT_CANNOT_RUN if not report.readable else EXIT_OK if report.ok else EXIT_FINDINGS
         colored = output is None and fmt == "text" and use_color(color)
@@ -65,5 +67,5 @@ def fleet_report(
         else:
             click.echo(text, nl=False, color=colored)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "fleet report")
+        fail(exc, fmt, "fleet report")
     raise SystemExit(code)

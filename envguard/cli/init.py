@@ -78,7 +78,7 @@ def init_ci(
         files = use.render_ci(kinds, options)
         written = () if dry_run else use.init_ci(kinds, output_dir, force, options)
     except EnvguardError as exc:
-        fail(str(exc), "text", "init ci")
+        fail(exc, "text", "init ci")
     _emit_scaffold(tuple((f.path, f.text) for f in files), written, dry_run,
                    "review the install command (REVIEW note), then commit the files" if defaulted
                    else "commit the files")
@@ -136,7 +136,7 @@ def init_fleet(
         files = use.render_fleet(kind, options)
         written = () if dry_run else use.init_fleet(kind, output_dir, force, options)
     except EnvguardError as exc:
-        fail(str(exc), "text", f"init fleet --{kind}")
+        fail(exc, "text", f"init fleet --{kind}")
     path = os.path.join(output_dir, FLEET_FILES[kind])
     step = f"sbatch {path}" if kind == "slurm" else f"kubectl apply -f {path} (then collect the logs: see its header)"
     _emit_scaffold(tuple((f.path, f.text) for f in files), written, dry_run, step)

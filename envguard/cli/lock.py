@@ -12,7 +12,8 @@ from envguard.cli._shared import (
     fail,
 )
 from envguard.commands import lock as use
-from envguard.errors import EnvguardError
+from envguard.commands._io import read_stdin
+from envguard.errors import EnvguardError, UsageError
 
 
 def _formats(value: str) -> tuple[str, ...]:
@@ -79,6 +80,8 @@ def lock(
     out_fmt = "json" if as_json else "text"
     try:
         formats = _formats(fmt)
+        if python is not None and not python.strip():
+            raise UsageError("--python is empty: give an interpreter path, a virtualenv folder or a version (3.11)")
         if "-" in requirement_files and len(requirement_files) > 1:
             raise click.UsageError("-r - (stdin) can be given only once")
         options = use.LockOptions(
@@ -87,11 +90,11 @@ def lock(
             formats=formats, output_dir=output_dir, force=force, dry_run=dry_run, resolver=resolver,
             index_url=index_url, extra_index_urls=extra_index_urls, find_links=find_links, no_index=no_index,
             base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,
-            stdin=sys.stdin.buffer.read() if "-" in requirement_files else None,
+            stdin=read_stdin(sys.stdin.buffer) if "-" in requirement_files else None,
         )
         outcome = use.lock(options)
     except EnvguardError as exc:
-        fail(str(exc), out_fmt, "lock")
+        fail(exc, out_fmt, "lock")
     if as_json:
         click.echo(lock_json(outcome, dry_run=dry_run, exit_code=EXIT_OK), nl=False)
     else:
@@ -117,7 +120,7 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
     try:
         result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "verify")
+        fail(exc, fmt, "verify")
     code = EXIT_OK if result.ok else EXIT_FINDINGS
     click.echo(verify_json(result, code) if fmt == "json" else verify_text(result), nl=False)
     raise SystemExit(code)

@@ -62,7 +62,7 @@ def preflight(
         result = use.preflight(options)
         written = use.write_preflight(result, out_dir, force=force)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "preflight")
+        fail(exc, fmt, "preflight")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         # NOTE: the runner reads workflow commands on stderr too; stdout stays one JSON object.
         for line in github_annotations(result):

@@ -61,6 +61,9 @@ def smoke(
             raise click.UsageError(str(exc)) from None
         if nnodes > 1 and not rdzv_endpoint:
             raise click.UsageError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT (the same on every node)")
+        for out_file in (junit_file, fingerprint_out):
+            if out_file:
+                _io.check_output(out_file, force=force)
         progress = _smoke_progress() if fmt == "text" and sys.stderr.isatty() else None
         run, fingerprint = use.smoke(
             _probe.ProbeOptions(target_python), level=level, cases=cases, timeout_s=timeout_s, device=device,
@@ -78,7 +81,7 @@ def smoke(
         else:
             click.echo(smoke_text(run, fingerprint, color=use_color(None)), nl=False, color=use_color(None))
     except EnvguardError as exc:
-        fail(str(exc), fmt, "smoke")
+        fail(exc, fmt, "smoke")
     raise SystemExit(code)
 
 
@@ -120,6 +123,8 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
     if ctx.invoked_subcommand is not None:
         return
     try:
+        if output != "-":
+            _io.check_output(output, force=force)
         text = use.fingerprint_json(use.environment_fingerprint(_probe.ProbeOptions(target_python)))
         if output == "-":
             click.echo(text, nl=False)
@@ -127,7 +132,7 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
             _io.write_atomic(output, text, force=force)
             click.echo(f"envguard: wrote fingerprint to {output}", err=True)
     except EnvguardError as exc:
-        fail(str(exc), "text", "fingerprint")
+        fail(exc, "text", "fingerprint")
 
 
 @fingerprint.command("diff")
@@ -151,5 +156,5 @@ def fingerprint_diff(files: tuple[str, ...], fmt: str) -> None:
         else:
             click.echo(fleet_text(groups), nl=False)
     except EnvguardError as exc:
-        fail(str(exc), fmt, "fingerprint diff")
+        fail(exc, fmt, "fingerprint diff")
     raise SystemExit(code)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envguard.errors import TargetPythonError
+from envguard.errors import TargetPythonError, UsageError
 from envguard.probes import ProbeContext, collect_snapshot
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ def resolve_python(target: str, env: Mapping[str, str]) -> str:
     """
     import shutil
 
+    if not target.strip():
+        raise UsageError("--python is empty: give an interpreter path, a name on PATH or a virtualenv folder")
     if os.sep in target or (os.altsep and os.altsep in target) or Path(target).expanduser().is_dir():
         path = Path(target).expanduser()
         if path.is_dir():  # a virtual environment folder

@@ -30,4 +30,21 @@ def explain_text(
         facts = run_rules(read_snapshot(snapshot_file), matrices)
     elif probe is not None:
         facts = check(probe, matrices=matrices)
-    return explain(normalize_report(text), matrices, facts)
+    lines = normalize_report(text)
+    while lines and not lines[-1].strip():  # "one line\n" is one line, not two
+        lines.pop()
+    return explain(lines, matrices, facts)
+
+
+#: Suffixes of the log files people pass to explain.
+LOG_SUFFIXES = (".log", ".txt", ".out", ".err")
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether a single explain argument reads as a file name rather than a message: no spaces, and a path
+    separator or a log suffix (``train.log``, ``logs/run1``)."""
+    import os
+
+    if not text or any(c.isspace() for c in text):
+        return False
+    return os.sep in text or (os.altsep or os.sep) in text or text.lower().endswith(LOG_SUFFIXES)

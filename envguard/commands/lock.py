@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from envguard._files import read_regular
 from envguard.commands._io import read_text_input, write_files
 from envguard.commands._probe import resolve_python
 from envguard.errors import InputError, TargetPythonError
@@ -66,7 +67,9 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
     probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
     result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
     if not result.ok:
-        raise TargetPythonError(f"cannot run {exe}: {result.describe_failure()}")
+        from envguard.probes.target import not_python
+
+        raise TargetPythonError(not_python(exe, result))
     version, system, machine = [*result.stdout.split(), "", "", ""][:3]
     return version, _platform_tag(system, machine)
 
@@ -149,6 +152,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         cuda = options.cuda or "auto"
         if re.fullmatch(r"\d+\.\d+(\.\d+)?", python_text.strip()):
             version = python_text.strip()
+            _request.check_python_version(mats, version)
             plat = _platform_tag("linux", _platform.machine())
         else:
             interpreter = resolve_python(python_text, environ)
@@ -232,6 +236,10 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     return _render.LockOutcome(spec, files, written, plan.reasons, tuple(w for w, _ in wheels), image)
 
 
+#: Largest envguard.lock.json read (a real one is tens of kB; per-file digests make it a few MB at most).
+MAX_LOCK_BYTES = 64 << 20
+
+
 def read_lock(path: str) -> tuple[LockSpec, str]:
     """envguard.lock.json (or a folder holding one), validated.
 
@@ -243,12 +251,11 @@ def read_lock(path: str) -> tuple[LockSpec, str]:
     p = Path(path)
     if p.is_dir():
         p = p / LOCK_JSON
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p} does not exist") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    if not p.exists() and not p.is_symlink():
+        raise InputError(f"{p} does not exist")
+    raw = read_regular(str(p), MAX_LOCK_BYTES, what="lock")
+    if len(raw) > MAX_LOCK_BYTES:
+        raise InputError(f"{p} is larger than {MAX_LOCK_BYTES >> 20} MiB: not an envguard lock")
     try:
         doc = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):

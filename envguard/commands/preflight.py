@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from envguard.commands._io import write_files
+from envguard.commands._io import append_line, exist_message, write_files
 from envguard.commands._probe import ProbeOptions
 from envguard.commands.check import check
 from envguard.commands.lock import verify
@@ -100,9 +100,9 @@ def check_preflight_out(out_dir: str, *, force: bool) -> None:
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out_dir} is not a folder")
-    existing = [str(out / n) for n in PREFLIGHT_FILES if (out / n).exists()]
+    existing = [str(out / n) for n in PREFLIGHT_FILES if os.path.lexists(out / n)]
     if existing and not force:
-        raise InputError(f"{', '.join(existing)} exist(s); use --force to overwrite (nothing was run or written)")
+        raise InputError(exist_message(existing, "nothing was run or written"))
 
 
 def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
@@ -120,8 +120,7 @@ def write_preflight(result: PreflightResult, out_dir: str, *, force: bool,
     summary = environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         try:
-            with open(summary, "a", encoding="utf-8") as fh:
-                fh.write(files["summary.md"])
-        except OSError as exc:
-            raise InputError(f"cannot append to GITHUB_STEP_SUMMARY {summary}: {exc.strerror or exc}") from None
+            append_line(summary, files["summary.md"])
+        except InputError as exc:
+            raise InputError(f"GITHUB_STEP_SUMMARY: {exc}") from None
     return written

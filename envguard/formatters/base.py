@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -138,3 +139,8 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
                     build += f" ({', '.join(runtime.devices[:4])})"
         rows.append(SummaryRow(fw.name, f"{fw.version} ({build})", f"{fw.distribution}: {fw.source}"))
     return rows
+
+
+def finish(buffer: io.StringIO) -> str:
+    """A rendered text without the trailing padding rich leaves on table and wrapped lines."""
+    return "\n".join(line.rstrip() for line in buffer.getvalue().split("\n"))

@@ -13,7 +13,7 @@ from typing import Any
 
 from envguard._version import __version__
 from envguard.fleet import INCOMPLETE, METRIC_LABELS, SKIPPED, DdpRun, FleetReport, NodePerf, Problem
-from envguard.formatters.base import RESULT_VERSION
+from envguard.formatters.base import RESULT_VERSION, finish
 
 #: Problems that share a message are listed once, with their files, beyond this many.
 _COLLAPSE = 3
@@ -166,7 +166,7 @@ def fleet_text(report: FleetReport, exit_code: int, *, color: bool = False, widt
             tone = "yellow" if kind == INCOMPLETE else "dim" if kind == SKIPPED else "red"
             t.add_row(escape(_files(files)), f"[{tone}]{kind}[/]", escape(message))
         console.print(t)
-    return buffer.getvalue()
+    return finish(buffer)
 
 
 def fleet_dict(report: FleetReport, exit_code: int) -> dict[str, Any]:

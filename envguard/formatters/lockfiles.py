@@ -72,8 +72,7 @@ def verify_text(result: VerifyResult) -> str:
         lines.append(f"  {d.kind:<9} {d.name}: {d.detail}")
     lines += [f"  note: {n}" for n in result.notes]
     if not result.ok:
-        lines.append("  fix: pip install --require-hashes --no-deps -r requirements.lock.txt (and remove the "
-                     "extras), or re-lock with `envguard lock` if the change was intended")
+        lines.append(f"  fix: {verify_fix(result)}")
     return "\n".join(lines) + "\n"
 
 
@@ -99,3 +98,17 @@ def verify_dict(result: VerifyResult, exit_code: int) -> dict[str, Any]:
 def verify_json(result: VerifyResult, exit_code: int) -> str:
     """The verify envelope."""
     return json.dumps(verify_dict(result, exit_code), indent=2) + "\n"
+
+
+def verify_fix(result: VerifyResult) -> str:
+    """The command that restores the lock: its requirements file where the lock lies, and the extras by name."""
+    import os
+    import shlex
+
+    folder = os.path.dirname(result.lock_name)
+    requirements = shlex.quote(os.path.join(folder, "requirements.lock.txt") if folder else "requirements.lock.txt")
+    fix = f"pip install --require-hashes --no-deps -r {requirements}"
+    extras = sorted({d.name for d in result.drifts if d.kind == "extra"})
+    if extras:
+        fix += f", then pip uninstall -y {' '.join(shlex.quote(e) for e in extras)}"
+    return fix + "; or re-lock with `envguard lock` if the change was intended"

@@ -90,7 +90,7 @@ def preflight_verdict(result: PreflightResult) -> str:
     parts = []
     for s in result.steps:
         if s.status == "skipped":
-            parts.append(f"{s.step} {s.detail}")
+            parts.append(f"{s.step} skipped: {s.detail}")
         elif s.status == "error":
             parts.append(f"{s.step} could not run: {s.detail}")
     if result.report is not None:
@@ -125,9 +125,9 @@ def preflight_markdown(result: PreflightResult) -> str:
         lines += ["", f"## verify: {'matches' if v.ok else 'drifted from'} `{v.lock_name}`", ""]
         lines += [f"- `{d.kind}` **{d.name}**: {d.detail}" for d in v.drifts] or ["No drift."]
     if result.smoke is not None:
-        lines += ["", smoke_markdown(result.smoke, result.fingerprint)]
+        lines += ["", smoke_markdown(result.smoke, None)]  # NOTE: the fingerprint once, below
     if result.fingerprint is not None:
-        lines += ["", f"Fingerprint: `sha256:{result.fingerprint.digest}`"]
+        lines += ["", f"Fingerprint: `{result.fingerprint.label}`"]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

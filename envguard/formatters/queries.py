@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from typing import Any
 
-from envguard.formatters.base import RESULT_VERSION
-from envguard.query import CudaAnswer, TorchCandidate
+from envguard.formatters.base import RESULT_VERSION, finish
+from envguard.query import BuildCandidate, CudaAnswer, TorchCandidate
 from envguard.rules.signatures import CONFIRMED, NO_FACTS, NOT_AN_ENVIRONMENT_PROBLEM, Explanation
 
 
 def _console(color: bool, width: int) -> tuple[Any, io.StringIO]:
+    """A rich console into a buffer; ``width`` <= 0 (a pipe or file): nothing is wrapped."""
     from rich.console import Console
 
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width,
-                      color_system="standard" if color else None, highlight=False, emoji=False)
+    console = Console(file=buffer, force_terminal=color, no_color=not color, width=width if width > 0 else 10_000,
+                      color_system="standard" if color else None, highlight=False, emoji=False,
+                      soft_wrap=width <= 0)
     return console, buffer
 
 
@@ -29,7 +32,7 @@ def explain_text(result: Explanation, *, color: bool = False, width: int = 100) 
         console.print(f"envguard explain: no known error message in the {result.lines_read} line(s) given. "
                       "The catalogue (matrices/errors.toml) covers driver, architecture, cuDNN, CUDA library, "
                       "NCCL, NVML and Python-wheel errors.")
-        return buffer.getvalue()
+        return finish(buffer)
     confirmed = sum(1 for v in result.verdicts if v.status == CONFIRMED)
     where = f" on the facts of {result.facts_origin}" if result.facts_origin else ""
     tail = f"; {confirmed} cause(s) confirmed{where}" if result.facts_origin else " (not checked against facts)"
@@ -53,7 +56,7 @@ def explain_text(result: Explanation, *, color: bool = False, width: int = 100) 
             if verdict.finding and verdict.finding.fix:
                 console.print(f"  [bold]fix:[/] {escape(verdict.finding.fix)}")
         console.print(f"  [dim]source: {escape(sig.prov.source)}[/]")
-    return buffer.getvalue()
+    return finish(buffer)
 
 
 def explain_json(result: Explanation, exit_code: int) -> str:
@@ -87,26 +90,84 @@ def _mark(value: bool | None) -> str:
     return {True: "yes", False: "no", None: "?"}[value]
 
 
-def torch_text(rows: tuple[TorchCandidate, ...], constraints: str, *, show_all: bool, color: bool = False,
-               width: int = 100) -> str:
-    """Releases and variants, newest first: those that run (and unknowns, marked ?) or all with --all."""
+@dataclass(frozen=True, slots=True)
+class _Row:
+    version: str
+    build: str
+    gpu: bool
+    runs: bool | None
+    python: str
+    notes: tuple[str, ...]
+    install: str | None
+
+
+def _builds_text(framework: str, rows: list[_Row], constraints: str, *, gpu_asked: bool, show_all: bool,
+                 color: bool, width: int) -> str:
+    """Header (GPU and CPU builds counted apart), a table, then each build's install command on its own
+    unwrapped line, so a command or URL is never broken however narrow the terminal."""
     from rich.markup import escape
     from rich.table import Table
 
     console, buffer = _console(color, width)
-    gpu_given = any(r.gpu_ok is not None and r.variant.cuda for r in rows) and "cc " in constraints
-    shown = [r for r in rows if show_all or (r.runs is not False and not (gpu_given and r.variant.cuda is None))]
-    runs = sum(1 for r in rows if r.runs)
-    console.print(f"[bold]envguard matrix torch: {runs} build(s) run with {escape(constraints)}[/]"
-                  + ("" if show_all else " (? = the matrices do not know; --all lists the rest)"))
+    shown = [r for r in rows if show_all or (r.runs is not False and not (gpu_asked and not r.gpu))]
+    gpu_runs = sum(1 for r in rows if r.runs and r.gpu)
+    cpu_runs = sum(1 for r in rows if r.runs and not r.gpu)
+    counted = f"{gpu_runs} GPU build(s)" + (f" and {cpu_runs} CPU build(s)" if cpu_runs else "")
+    if gpu_asked:
+        counted = f"{gpu_runs} GPU build(s)" + (f" (and {cpu_runs} CPU build(s), not on the GPU)" if cpu_runs else "")
+    console.print(f"[bold]envguard matrix {framework}: {counted} run with {escape(constraints)}[/]"
+                  + ("" if show_all else " (? = the matrices do not know; --all lists the rest)"), soft_wrap=True)
+    if not shown:
+        return finish(buffer)
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
-    for column in ("torch", "variant", "runs", "python", "why not / unknown", "install"):
+    for column in ("#", framework, "build", "runs", "python", "why not / unknown"):
         table.add_column(column, overflow="fold")
-    for row in shown:
-        table.add_row(row.release.version, row.variant.tag, _mark(row.runs), str(row.release.python),
-                      escape("; ".join(row.notes)), escape(row.install))
+    for number, row in enumerate(shown, 1):
+        table.add_row(str(number), row.version, row.build, _mark(row.runs), row.python, escape("; ".join(row.notes)))
     console.print(table)
-    return buffer.getvalue()
+    console.print()
+    console.print("[bold]install[/] (#: command)")
+    for number, row in enumerate(shown, 1):
+        command = row.install or "not recorded in the matrix"
+        console.print(f"{number:>3}: {escape(command)}", soft_wrap=True, highlight=False)
+    return finish(buffer)
+
+
+def torch_text(rows: tuple[TorchCandidate, ...], constraints: str, *, show_all: bool, color: bool = False,
+               width: int = 100) -> str:
+    """Releases and variants, newest first: those that run (and unknowns, marked ?) or all with --all; the
+    install commands below the table, one per line and never wrapped."""
+    gpu_asked = "cc " in constraints
+    generic = [_Row(r.release.version, r.variant.tag, r.variant.cuda is not None, r.runs, str(r.release.python),
+                    r.notes, r.install) for r in rows]
+    return _builds_text("torch", generic, constraints, gpu_asked=gpu_asked, show_all=show_all, color=color,
+                        width=width)
+
+
+def builds_text(framework: str, rows: tuple[BuildCandidate, ...], constraints: str, *, gpu_asked: bool,
+                show_all: bool, color: bool = False, width: int = 100) -> str:
+    """`envguard matrix tensorflow|jax|paddle` as text (same layout as matrix torch)."""
+    generic = [_Row(r.version, r.build, r.cuda is not None, r.runs, r.python, r.notes, r.install) for r in rows]
+    return _builds_text(framework, generic, constraints, gpu_asked=gpu_asked, show_all=show_all, color=color,
+                        width=width)
+
+
+def builds_json(framework: str, rows: tuple[BuildCandidate, ...], constraints: dict[str, str | None],
+                exit_code: int) -> str:
+    """The matrix-FRAMEWORK envelope (every candidate, with its verdicts)."""
+    doc = {
+        "envguard_result_version": RESULT_VERSION,
+        "command": f"matrix {framework}",
+        "constraints": constraints,
+        "candidates": [
+            {framework: r.version, "build": r.build, "cuda": r.cuda, "runs": r.runs, "driver_ok": r.driver_ok,
+             "gpu_ok": r.gpu_ok, "python_ok": r.python_ok, "os_ok": r.os_ok, "python": r.python,
+             "notes": list(r.notes), "install": r.install, "source": r.source}
+            for r in rows
+        ],
+        "exit_code": exit_code,
+    }
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def torch_json(rows: tuple[TorchCandidate, ...], constraints: dict[str, str | None], exit_code: int) -> str:
@@ -145,7 +206,7 @@ def cuda_text(answer: CudaAnswer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cuda_json(answer: CudaAnswer) -> str:
+def cuda_json(answer: CudaAnswer, exit_code: int = 0) -> str:
     """The matrix-cuda envelope."""
     native = answer.newest_native
     doc = {
@@ -155,6 +216,6 @@ def cuda_json(answer: CudaAnswer) -> str:
         "system": answer.system,
         "newest_native": {"cuda": str(native.cuda), "label": native.label} if native else None,
         "minor_version_compatible_majors": [{"major": m, "floor": f} for m, f in answer.compatible_majors],
-        "exit_code": 0,
+        "exit_code": exit_code,
     }
     return json.dumps(doc, indent=2) + "\n"

@@ -9,7 +9,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from envguard.fingerprints import Difference, Fingerprint, FleetGroup
-from envguard.formatters.base import RESULT_VERSION
+from envguard.formatters.base import RESULT_VERSION, finish
 from envguard.smoke.base import SmokeRun, SmokeStatus
 
 _STYLE = {
@@ -59,9 +59,9 @@ def smoke_text(run: SmokeRun, fingerprint: Fingerprint | None, *, color: bool = 
                       escape(detail))
     console.print(table)
     if fingerprint is not None:
-        console.print(f"fingerprint: sha256 {fingerprint.digest} (scheme {fingerprint.scheme}, "
+        console.print(f"fingerprint: {fingerprint.label} (scheme {fingerprint.scheme}, "
                       f"{len(fingerprint.components)} components)")
-    return buffer.getvalue()
+    return finish(buffer)
 
 
 def smoke_envelope(run: SmokeRun, fingerprint: Fingerprint | None, exit_code: int) -> dict[str, Any]:
@@ -123,7 +123,7 @@ def smoke_markdown(run: SmokeRun, fingerprint: Fingerprint | None) -> str:
     for r in run.results:
         lines.append(f"| {r.case} | {r.status.value} | {r.duration_s:.1f}s | {(r.detail or '').replace('|', '/')} |")
     if fingerprint is not None:
-        lines += ["", f"Fingerprint: `sha256 {fingerprint.digest}`"]
+        lines += ["", f"Fingerprint: `{fingerprint.label}`"]
     return "\n".join(lines) + "\n"
 
 
@@ -135,6 +135,7 @@ def diff_text(a_name: str, b_name: str, differences: Sequence[Difference]) -> st
     for d in differences:
         lines.append(f"  {d.component}: {d.left if d.left is not None else '(absent)'} → "
                      f"{d.right if d.right is not None else '(absent)'}")
+        lines.extend(f"      {detail}" for detail in d.details)
     return "\n".join(lines) + "\n"
 
 
@@ -144,11 +145,12 @@ def fleet_text(groups: Sequence[FleetGroup]) -> str:
     lines = [f"envguard fingerprint diff: {total} nodes, {len(groups)} distinct fingerprint(s)"]
     for i, group in enumerate(groups):
         label = "majority" if i == 0 else "outlier" if len(group.members) == 1 else "minority"
-        lines.append(f"  [{label}] {len(group.members)} node(s), sha256 {group.digest[:16]}…: "
+        lines.append(f"  [{label}] {len(group.members)} node(s), sha256:{group.digest[:16]}…: "
                      + ", ".join(group.members))
         for d in group.differences:
             lines.append(f"      {d.component}: {d.left if d.left is not None else '(absent)'} → "
                          f"{d.right if d.right is not None else '(absent)'}")
+            lines.extend(f"          {detail}" for detail in d.details)
     return "\n".join(lines) + "\n"
 
 
@@ -159,7 +161,8 @@ def diff_json(groups: Sequence[FleetGroup], exit_code: int) -> str:
         "command": "fingerprint diff",
         "groups": [
             {"digest": g.digest, "members": list(g.members),
-             "differences": [{"component": d.component, "majority": d.left, "this": d.right} for d in g.differences]}
+             "differences": [{"component": d.component, "majority": d.left, "this": d.right,
+                              "details": list(d.details)} for d in g.differences]}
             for g in groups
         ],
         "exit_code": exit_code,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from envguard.findings import Report, Severity
-from envguard.formatters.base import environment_rows, verdict
+from envguard.formatters.base import environment_rows, finish, verdict
 
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
@@ -26,9 +26,11 @@ class TextFormatter:
         from rich.table import Table
 
         buffer = io.StringIO()
-        console = Console(file=buffer, force_terminal=self.color, no_color=not self.color, width=self.width,
-                          color_system="standard" if self.color else None, highlight=False, emoji=False,
-                          soft_wrap=False)
+        # NOTE: width <= 0 (a pipe or a file): nothing is wrapped, so no path or command is ever broken.
+        unwrapped = self.width <= 0
+        console = Console(file=buffer, force_terminal=self.color, no_color=not self.color,
+                          width=10_000 if unwrapped else self.width, color_system="standard" if self.color else None,
+                          highlight=False, emoji=False, soft_wrap=unwrapped)
         status_style = "bold red" if exit_code else "bold green"
         console.print(f"[{status_style}]{escape(verdict(report, exit_code))}[/]")
         console.print()
@@ -36,7 +38,7 @@ class TextFormatter:
                       expand=False)
         table.add_column("fact", style="bold", no_wrap=True)
         table.add_column("value", overflow="fold")
-        table.add_column("source", style="dim", overflow="fold", max_width=34)
+        table.add_column("source", style="dim", overflow="fold", max_width=None if unwrapped else 34)
         for row in environment_rows(report.snapshot):
             table.add_row(escape(row.label), escape(row.value), escape(row.source))
         console.print(table)
@@ -59,4 +61,4 @@ class TextFormatter:
         if report.matrices:
             console.print()
             console.print(f"[dim]matrices: {escape(', '.join(report.matrices.values()))}[/]")
-        return buffer.getvalue()
+        return finish(buffer)

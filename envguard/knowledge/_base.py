@@ -248,6 +248,8 @@ def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[st
         raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
     data = _parsed(name, raw)
     version = data.get("schema_version")
+    if version is None:
+        raise MatrixError(f"matrix {name}.toml has no schema_version; this envguard reads {MATRIX_SCHEMA}")
     if version != MATRIX_SCHEMA:
         raise MatrixError(
             f"matrix {name}.toml has schema_version {version!r}; this envguard reads {MATRIX_SCHEMA}"

@@ -232,6 +232,8 @@ def render_docker(spec: LockSpec, matrices: Matrices, docker: DockerOptions) -> 
         pip_source="--no-index --find-links /tmp/envguard/wheelhouse " if docker.wheelhouse else "",
         fingerprint=spec.fingerprint, lock_schema=LOCK_SCHEMA, cuda_label=spec.target.cuda or "none",
         envguard_version=spec.envguard_version or "?", healthcheck=healthcheck,
+        # NOTE: a CPU image needs no GPU; `--gpus all` would fail on a machine without the NVIDIA runtime.
+        run_command="docker run --rm --gpus all IMAGE" if spec.target.cuda else "docker run --rm IMAGE",
     )
     return RenderedFile(FILES["docker"], text.rstrip("\n") + "\n")
 

@@ -14,7 +14,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from envguard.archs import runs_on
-from envguard.errors import LockError
+from envguard.errors import LockError, LockUsageError
 from envguard.knowledge import Matrices
 from envguard.knowledge.jax import JaxCuda, JaxRelease
 from envguard.knowledge.tensorflow import TensorflowRelease
@@ -101,8 +101,32 @@ def python_minor(version: str) -> str:
     """
     m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", version.strip())
     if not m:
-        raise LockError(f"--python {version!r} is neither an interpreter nor a version like 3.11")
+        raise LockUsageError(f"--python {version!r} is neither an interpreter nor a version like 3.11")
     return f"{m.group(1)}.{m.group(2)}"
+
+
+def newest_python(mats: Matrices) -> tuple[int, int]:
+    """The newest CPython minor series any torch, TensorFlow, jax or PaddlePaddle row admits."""
+    specs = [r.python for r in mats.torch.releases] + [r.python for r in mats.tensorflow.releases]
+    specs += [r.python for r in mats.jax.releases] + [r.python for r in mats.paddle.releases]
+    # NOTE: only ranges with a ceiling say which Pythons exist (">=3.11" admits 3.39 too).
+    capped = [s for s in specs if any(c.operator in ("<", "<=", "==", "~=", "===") for c in s)]
+    admitted = [minor for minor in range(40) if any(_series_admits(s, f"3.{minor}") for s in capped)]
+    return (3, max(admitted, default=14))
+
+
+def check_python_version(mats: Matrices, version: str) -> None:
+    """Refuse a Python version no CPython release has: 2.0-2.7, and 3.0 up to one minor past the newest the
+    matrices name (a new minor ships every October and the matrices lag; two past is no release).
+
+    :raises LockUsageError: for 3.99, 4.0, 2.9 ...
+    """
+    minor = python_minor(version)
+    major, number = (int(x) for x in minor.split("."))
+    newest = newest_python(mats)
+    if major not in (2, 3) or (major == 2 and number > 7) or (major == 3 and number > newest[1] + 1):
+        raise LockUsageError(f"--python {version}: no CPython release has that version (2.0-2.7 and 3.x; the "
+                             f"newest any matrix names is {newest[0]}.{newest[1]})")
 
 
 def _series_admits(spec: SpecifierSet, series: str) -> bool:
@@ -123,6 +147,11 @@ def _native_ok(matrices: Matrices, cuda: str, driver: Version) -> bool:
     drivers = [r.linux_driver for r in matrices.cuda_driver.releases
                if r.minor_series == (v.major, v.minor) and r.linux_driver is not None]
     return bool(drivers) and driver >= min(d for d in drivers if d is not None)
+
+
+def _matching(req: Requirement) -> str:
+    """" matching torch==2.5.*" — nothing for a bare "torch" (not "torch has no ... build for torch")."""
+    return f" matching {req}" if str(req.specifier) or req.extras else ""
 
 
 def _variant_list(release: TorchRelease) -> str:
@@ -150,18 +179,18 @@ def choose_torch(
             variant = release.variant("cpu")
             if variant is not None:
                 return release, variant, (f"torch {release.version} CPU build (--cuda cpu)",)
-        raise LockError(f"torch.toml lists no CPU build for {req} on Python {python}")
+        raise LockError(f"torch.toml lists no CPU build{_matching(req)} on Python {python}")
     if cuda != "auto":
         try:
             want = Version(cuda)
         except InvalidVersion:
-            raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
+            raise LockUsageError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
         for release in fitting:
             for variant in release.variants:
                 if variant.cuda and Version(variant.cuda) == want:
                     return release, variant, (f"torch {release.version} {variant.tag} build (--cuda {cuda})",)
         rows = "; ".join(f"release {r.version}: {_variant_list(r)}" for r in fitting[:4])
-        raise LockError(f"torch has no CUDA {cuda} build for {req} on Python {python} (torch.toml {rows})")
+        raise LockError(f"torch has no CUDA {cuda} build{_matching(req)} on Python {python} (torch.toml {rows})")
     # --cuda auto: the host's driver AND every GPU's architecture must run the build.
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
@@ -210,7 +239,7 @@ def plan(
     if not requirements:
         raise LockError("nothing to lock: give requirements, -r FILE, a pyproject.toml or --from-current")
     if platform not in ("linux-x86_64", "linux-aarch64"):
-        raise LockError(f"--platform {platform!r}: envguard locks for linux-x86_64 or linux-aarch64")
+        raise LockUsageError(f"--platform {platform!r}: envguard locks for linux-x86_64 or linux-aarch64")
     for url in extra_index_urls:
         check_url(url, "--extra-index-url")
     by_name: dict[str, Requirement] = {canonicalize_name(r.name): r for r in requirements}
@@ -221,7 +250,7 @@ def plan(
         try:
             Version(cuda)
         except InvalidVersion:
-            raise LockError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
+            raise LockUsageError(f"--cuda {cuda!r} is not a CUDA version (e.g. 12.4), 'auto' or 'cpu'") from None
     pins: list[str] = [str(r) for r in requirements]
     reasons: tuple[str, ...] = ()
     indexes: tuple[IndexUse, ...] = ()

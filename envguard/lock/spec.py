@@ -168,6 +168,8 @@ class LockSpec:
         if not isinstance(data, Mapping):
             raise LockError(f"{name} is not a JSON object")
         version = data.get("schema_version")
+        if version is None:
+            raise LockError(f"{name} has no schema_version: not an envguard lock (`envguard lock` writes one)")
         if version != LOCK_SCHEMA:
             raise LockError(f"{name}: lock schema_version {version!r} is not supported "
                             f"(this envguard reads {LOCK_SCHEMA}); re-create it with `envguard lock`")

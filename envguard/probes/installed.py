@@ -10,7 +10,7 @@ from typing import Any
 
 from envguard.errors import TargetPythonError
 from envguard.probes.base import ProbeContext
-from envguard.probes.target import child_env
+from envguard.probes.target import child_env, not_python
 from envguard.resources import script_source
 from envguard.snapshot import InstalledDistribution, RecordCheck
 
@@ -34,11 +34,12 @@ def installed_distributions(
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
         result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=child_env(ctx.env))
     if not result.ok:
-        raise TargetPythonError(f"cannot list distributions of {exe}: {result.describe_failure()}")
+        raise TargetPythonError(not_python(exe, result))
     try:
         doc = json.loads(result.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError) as exc:
-        raise TargetPythonError(f"target interpreter {exe} printed no distribution list") from exc
+        raise TargetPythonError(f"target interpreter {exe} printed no distribution list; it printed: "
+                                f"{result.printed()}") from exc
     return str(doc.get("python", "")), decode_installed(doc)
 
 

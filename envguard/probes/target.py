@@ -14,6 +14,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envguard._subprocess import CommandResult
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
 from envguard.probes.base import ProbeContext
@@ -58,12 +59,21 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
         result = ctx.run((exe, "-c", source), timeout=max(ctx.timeout_s, 30.0), cwd=cwd,
                          env=child_env(ctx.env))
     if not result.ok:
-        raise TargetPythonError(f"cannot inspect target interpreter {exe}: {result.describe_failure()}")
+        raise TargetPythonError(not_python(exe, result))
     try:
         doc = json.loads(result.stdout.strip().splitlines()[-1])
     except (json.JSONDecodeError, IndexError) as exc:
-        raise TargetPythonError(f"target interpreter {exe} printed no inspection report") from exc
+        raise TargetPythonError(f"target interpreter {exe} printed no inspection report; it printed: "
+                                f"{result.printed()}") from exc
     return decode_target_report(doc)
+
+
+def not_python(exe: str, result: CommandResult) -> str:
+    """One line for an interpreter that did not run the script: the file, and what it printed (200 chars)."""
+    if result.start_error is not None or result.timed_out:
+        return f"cannot inspect target interpreter {exe}: {result.describe_failure()}"
+    return (f"target interpreter {exe} is not a working Python (exit status {result.returncode}); it printed: "
+            f"{result.printed()}")
 
 
 def child_env(env: Mapping[str, str]) -> dict[str, str]:
