@@ -395,20 +395,22 @@ _HEDGE = re.compile(
 )
 #: Characters around a version in which a hedge word takes the fact back ("Python 3.10 has no wheels").
 _HEDGE_WINDOW = 32
-_P_TORCH = re.compile(r"\b(?:py)?torch\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"
-                      r"{1,2})?(?:\+\w{1,20})?)\b",
-                      re.IGNORECASE)
-_P_TF = re.compile(r"\b(?:tensorflow(?:-gpu)?|tf-nightly|tf)`?\s{0,2}(?:release\s{1,2})?`?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d{1,"
-                   r"2})?)\b", re.IGNORECASE)
-_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
-_P_PADDLE = re.compile(r"\bpaddle(?:paddle)?(?:-gpu)?\s{0,2}(?:version\s{0,2}:?\s{0,2}|v|==\s{0,2})?(\d\.\d{1,2}(?:\.\d"
-                       r"{1,2})?)\b", re.IGNORECASE)
-_P_CUDA = re.compile(r"\bcuda\s{0,2}(?:toolkit\s{0,2})?(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(\d{1,2}\.\d)(?:\.\d"
-                     r"{1,3})?\b", re.IGNORECASE)
+def _named(names: str, number: str) -> re.Pattern[str]:
+    """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
+    "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11" (bounded, so linear)."""
+    return re.compile(rf"\b(?:{names})`?\s{{0,2}}(?:version|release|ver\.?)?\s{{0,2}}(?:is\s{{1,2}}|[:=]{{1,2}}\s{{0,2}})?`?v?"
+                      rf"({number})\b", re.IGNORECASE)
+
+
+_P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
+_P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
+_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
+_P_PADDLE = _named(r"paddle(?:paddle)?(?:-gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
+_P_CUDA = _named(r"cuda(?:\s{1,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
-_P_CUDNN = re.compile(r"\bcudnn\s{0,2}(?:version\s{0,2}:?\s{0,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
-_P_PYTHON = re.compile(r"\bpython\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?v?(3\.\d{1,2}(?:\.\d{1,3})?)\b", re.IGNORECASE)
+_P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 _P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 _P_GPU = re.compile(
     r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
