@@ -145,9 +145,9 @@ _INTERESTING = re.compile(
 )
 _PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,4}==\s{0,4}(\S{1,60})\s"
                      r"*$")
-_CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S"
-                        r"{1,80})"
-                        r"(?:\s{1,60}(\S{1,60}))?\s*$")
+#: conda list rows: name, version, build, then the channel and labels ("[cpuonly]") conda may print.
+_CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})"
+                        r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
 

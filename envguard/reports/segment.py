@@ -67,7 +67,8 @@ def split_environments(count: int, mentions: list[Mention]) -> list[Environment]
     by_framework: dict[str, list[tuple[int, str]]] = {}
     for line, key in keys:
         by_framework.setdefault(key.split()[0], []).append((line, key))
-    chosen = next((runs for runs in by_framework.values() if len({k.split("+")[0] for _l, k in runs}) > 1), None)
+    chosen = next((runs for runs in by_framework.values()
+                   if any(not _same(runs[0][1], key) for _l, key in runs)), None)
     if chosen is None:
         return [Environment(0, ((0, count),))]
     starts: list[tuple[int, str]] = []
@@ -87,4 +88,6 @@ def split_environments(count: int, mentions: list[Mention]) -> list[Environment]
 
 
 def _same(a: str, b: str) -> bool:
-    return a.split("+", maxsplit=1)[0] == b.split("+", maxsplit=1)[0]
+    """"torch 1.3" and "torch 1.3.1+cu101" name the same build (one is only less precise)."""
+    x, y = a.split("+", maxsplit=1)[0], b.split("+", maxsplit=1)[0]
+    return x == y or x.startswith(y + ".") or y.startswith(x + ".")

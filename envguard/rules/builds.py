@@ -57,7 +57,8 @@ class CpuOnlyRule:
             yield Finding(
                 "cpu-only-build", Severity.ERROR,
                 f"{build.name} {build.version} is a CPU-only build ({why}), so it cannot use "
-                f"the {gpus[0].name}{' and other GPUs' if len(gpus) > 1 else ''} on this machine.",
+                f"the {gpus[0].name}{' and other GPUs' if len(gpus) > 1 else ''} "
+                + ("the report names." if snapshot.origin.startswith("report") else "on this machine."),
                 (build_evidence(build), ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)),
                 fix, None, build.name,
             )
