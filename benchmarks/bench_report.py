@@ -14,8 +14,8 @@ import statistics
 import time
 from pathlib import Path
 
-from envguard.knowledge import load_matrices
 from envguard.errors import SnapshotError
+from envguard.knowledge import load_matrices
 from envguard.reports import parse_environments
 from envguard.rules import run_rules
 
