@@ -55,6 +55,26 @@ class LazyGroup(click.Group):
         return command
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: envguard's version and each matrix file's ``retrieved`` date (headers only: fast)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from envguard.errors import EnvguardError
+    from envguard.knowledge import load_matrices
+
+    click.echo(f"envguard, version {__version__}")
+    try:
+        matrices = load_matrices()
+        headers = matrices.headers()
+    except EnvguardError as exc:
+        click.echo(f"matrices: {exc}")
+        ctx.exit(EXIT_CANNOT_RUN)
+    click.echo(f"matrices ({matrices.root}):")
+    for meta in headers:
+        click.echo(f"  {meta.name + '.toml':<18} v{meta.schema_version}  retrieved {meta.retrieved.isoformat()}")
+    ctx.exit(EXIT_OK)
+
+
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level_name = os.environ.get("ENVGUARD_LOGLEVEL")
     level = logging.WARNING
@@ -76,7 +96,8 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
 
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "-V", "--version", prog_name="envguard")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and each matrix file's retrieved date, and exit.")
 @click.option("-v", "--verbose", count=True, help="Log what envguard runs (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")
 def main(verbose: int, quiet: bool) -> None:

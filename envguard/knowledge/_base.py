@@ -240,6 +240,32 @@ def is_cc(text: str) -> bool:
     return major.isdigit() and minor.isdigit()
 
 
+def read_meta(root: Traversable, name: str) -> MatrixMeta:
+    """Only the header of ``name``.toml (the keys before its first table), for ``--version`` and staleness.
+
+    :raises MatrixError: when the file cannot be read or its header is not valid.
+    """
+    node = root / f"{name}.toml"
+    try:
+        raw = node.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
+    head = []
+    for line in raw.splitlines():
+        if line.lstrip().startswith("["):
+            break
+        head.append(line)
+    try:
+        data = tomllib.loads("\n".join(head))
+    except tomllib.TOMLDecodeError as exc:
+        raise MatrixError(f"matrix {name}.toml has an invalid header: {exc}") from exc
+    retrieved = data.get("retrieved")
+    if isinstance(retrieved, dt.datetime) or not isinstance(retrieved, dt.date):
+        raise MatrixError(f"matrix {name}.toml header: retrieved must be a TOML date")
+    return MatrixMeta(str(data.get("name") or name), int(data.get("schema_version") or 0),
+                      str(data.get("source") or ""), retrieved, str(data.get("description") or ""))
+
+
 def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[str, Any], Collector], Any]) -> Any:
     node = root / f"{name}.toml"
     try:

@@ -34,12 +34,14 @@ def wheel_platform(system: str, machine: str) -> str:
     """The wheel platform whose arch list applies: "win_amd64", "linux_aarch64", or "linux_x86_64".
 
     ``system`` is "linux"/"windows"/"darwin" (rules.base.system_of); ``machine`` as platform.machine() prints it.
+    A system or machine that is not known (a pasted report that does not say) reads as Linux x86_64, the
+    platform the variant's own lists describe, as everywhere else in envguard.
     """
     if system == "windows":
         return "win_amd64"
-    if system == "linux" and machine.lower() in ("aarch64", "arm64"):
-        return "linux_aarch64"
-    return LINUX_X86_64 if system == "linux" else f"{system}_{machine.lower()}"
+    if system == "darwin":
+        return f"macosx_{machine.lower()}"
+    return "linux_aarch64" if machine.lower() in ("aarch64", "arm64") else LINUX_X86_64
 
 
 @dataclass(frozen=True, slots=True)
