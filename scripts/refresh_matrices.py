@@ -677,6 +677,10 @@ def pip_command(spec: str, report: Path, python: str, platform: str | None, targ
         cmd += ["--platform", platform]
     if "--python-version" in cmd or platform:
         cmd += ["--target", str(target if target is not None else report.parent / "target")]
+    if "--python-version" in cmd:
+        # NOTE: pip 23 checks Requires-Python against the interpreter it runs in, not --python-version; the
+        # wheel tags still select for the target Python, and the report records Requires-Python.
+        cmd.append("--ignore-requires-python")
     return [*cmd, spec]
 
 
@@ -840,6 +844,8 @@ def _news(args: argparse.Namespace) -> int:
     matrices = load_matrices_dir(args.matrices)
     from envguard.errors import MatrixError  # importable now: load_matrices_dir put the checkout on sys.path
 
+    unread: list[Comparison] = []
+
     if args.record is not None:
         pythons = args.python or list(NEWS_PYTHONS)
         for python in pythons:
@@ -847,12 +853,17 @@ def _news(args: argparse.Namespace) -> int:
                 raise InputError(f"--python {python!r}: expected major.minor, e.g. 3.12")
         record_versions(root / "versions", pythons, args.timeout)
         for spec in pin_specs(root / "versions", matrices, args.series):
-            fetch(spec, metadata, max(pythons, key=Version), None, args.timeout)
+            try:
+                fetch(spec, metadata, max(pythons, key=Version), None, args.timeout)
+            except InputError as exc:  # one unreadable release (a pip constraint, a yanked file) is not fatal
+                unread.append(Comparison(spec.split("===")[0], spec.split("===")[-1], "metadata", "unknown",
+                                         None, None, f"not re-read: {exc}"))
     elif not (root / "versions").is_dir():
         raise InputError(f"{root}: no versions/ folder of recorded index answers")
     try:
         news = news_from(root / "versions", matrices)
         pins = compare(derive_files(sorted(metadata.glob("*.json"))), matrices) if metadata.is_dir() else []
+        pins += unread
     except MatrixError as exc:
         raise InputError(f"{args.matrices}: {str(exc).strip().splitlines()[0]}") from None
     if args.format == "json":
