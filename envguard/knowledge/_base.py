@@ -248,17 +248,17 @@ def read_meta(root: Traversable, name: str) -> MatrixMeta:
     :raises MatrixError: when the file cannot be read or its header is not valid.
     """
     node = root / f"{name}.toml"
+    head = []
     try:
-        raw = node.read_text(encoding="utf-8")
+        with node.open("r", encoding="utf-8") as handle:  # NOTE: stops at the first table: a few hundred bytes
+            for line in handle:
+                if line.lstrip().startswith("["):
+                    break
+                head.append(line)
     except (OSError, UnicodeDecodeError) as exc:
         raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
-    head = []
-    for line in raw.splitlines():
-        if line.lstrip().startswith("["):
-            break
-        head.append(line)
     try:
-        data = tomllib.loads("\n".join(head))
+        data = tomllib.loads("".join(head))
     except tomllib.TOMLDecodeError as exc:
         raise MatrixError(f"matrix {name}.toml has an invalid header: {exc}") from exc
     retrieved = data.get("retrieved")
