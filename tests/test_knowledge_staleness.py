@@ -46,7 +46,12 @@ def test_version_lists_every_matrix_with_its_retrieved_date() -> None:
 
 def test_version_with_a_broken_matrix_folder_is_one_line(tmp_path: Path) -> None:
     code, out, _ = run("--version", env={"ENVGUARD_MATRICES": str(tmp_path)})
-    assert code == 3 and "cannot read matrix cuda-driver.toml" in out and "Traceback" not in out
+    assert code == 3 and "no matrix files in" in out
+    code, out, _ = run("--version", env={"ENVGUARD_MATRICES": str(tmp_path / "absent")})
+    assert code == 3 and "cannot read the matrices" in out and "Traceback" not in out
+    (tmp_path / "torch.toml").write_text("schema_version = 1\nretrieved = banana\n")
+    code, out, _ = run("--version", env={"ENVGUARD_MATRICES": str(tmp_path)})
+    assert code == 3 and "cannot read the matrices" in out and "Traceback" not in out
 
 
 def test_stale_after_180_days() -> None:

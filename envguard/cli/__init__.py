@@ -59,19 +59,26 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
     """``--version``: envguard's version and each matrix file's ``retrieved`` date (headers only: fast)."""
     if not value or ctx.resilient_parsing:
         return
-    from envguard.errors import EnvguardError
-    from envguard.knowledge import load_matrices
+    # NOTE: resources, not envguard.knowledge: the table loaders and their imports are not needed for headers.
+    from envguard.resources import data_dir, matrix_header
 
     click.echo(f"envguard, version {__version__}")
+    root = data_dir("matrices")
+    rows = []
     try:
-        matrices = load_matrices()
-        headers = matrices.headers()
-    except EnvguardError as exc:
-        click.echo(f"matrices: {exc}")
+        names = sorted(node.name[:-5] for node in root.iterdir() if node.name.endswith(".toml"))
+        for name in names:
+            head = matrix_header(root, name)
+            rows.append(f"  {name + '.toml':<18} v{head.get('schema_version', '?')}  "
+                        f"retrieved {head.get('retrieved', 'unknown')}")
+    except (OSError, ValueError) as exc:
+        click.echo(f"matrices: cannot read the matrices in {root}: {exc}")
         ctx.exit(EXIT_CANNOT_RUN)
-    click.echo(f"matrices ({matrices.root}):")
-    for meta in headers:
-        click.echo(f"  {meta.name + '.toml':<18} v{meta.schema_version}  retrieved {meta.retrieved.isoformat()}")
+    if not rows:
+        click.echo(f"matrices: no matrix files in {root}")
+        ctx.exit(EXIT_CANNOT_RUN)
+    click.echo(f"matrices ({root}):")
+    click.echo("\n".join(rows))
     ctx.exit(EXIT_OK)
 
 

@@ -247,19 +247,13 @@ def read_meta(root: Traversable, name: str) -> MatrixMeta:
 
     :raises MatrixError: when the file cannot be read or its header is not valid.
     """
-    node = root / f"{name}.toml"
-    head = []
+    from envguard.resources import matrix_header
+
     try:
-        with node.open("r", encoding="utf-8") as handle:  # NOTE: stops at the first table: a few hundred bytes
-            for line in handle:
-                if line.lstrip().startswith("["):
-                    break
-                head.append(line)
+        data = matrix_header(root, name)
     except (OSError, UnicodeDecodeError) as exc:
         raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
-    try:
-        data = tomllib.loads("".join(head))
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:
         raise MatrixError(f"matrix {name}.toml has an invalid header: {exc}") from exc
     retrieved = data.get("retrieved")
     if isinstance(retrieved, dt.datetime) or not isinstance(retrieved, dt.date):
