@@ -27,6 +27,7 @@ def m() -> Matrices:
 
 def _torch_216(cudnn_installed: str) -> list[Distribution]:
     return [Distribution("torch", "2.16.0+cu134", ("nvidia-cudnn-cu13==9.30.0.1", "nvidia-nccl-cu13==2.31.1",
+                                                   "cuda-toolkit[cudart]==13.4.1; platform_system == 'Linux'",
                                                    "filelock")),
             Distribution("nvidia-cudnn-cu13", cudnn_installed), Distribution("nvidia-nccl-cu13", "2.31.1")]
 
@@ -50,6 +51,8 @@ def test_a_release_newer_than_the_matrices_is_judged_not_refused(m: Matrices) ->
     assert "nvidia-cudnn-cu13==9.30.0.1" in newer.message
     assert "supported Python range and its compiled architectures are unknown" in newer.message
     assert any(e.value == "nvidia-nccl-cu13==2.31.1" for e in newer.evidence)
+    assert "cuda-toolkit[cudart]==13.4.1" in newer.message and "filelock" not in newer.message
+    assert "platform_system" not in newer.message  # markers are not the pin
 
 
 # ---- matrix cuda: the newest CUDA, its unknown floor said ----------------------------------------------------

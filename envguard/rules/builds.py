@@ -17,7 +17,7 @@ from envguard.rules.base import (
     torch_variant,
     version,
 )
-from envguard.snapshot import FrameworkBuild, PythonInfo, Snapshot
+from envguard.snapshot import FrameworkBuild, PythonInfo, RuntimeReport, Snapshot
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -143,15 +143,18 @@ class PythonRule:
 
 def _newer_than_matrices(snapshot: Snapshot, build: FrameworkBuild, newest: str) -> Finding:
     """unknown-version (info): a release the matrices lack is judged by what the install says about itself."""
-    pins = applicable_requirements(snapshot, build.distribution, "nvidia-")
-    pinned = [str(p.requirement) for p in pins if p.requirement.specifier]
+    pins = applicable_requirements(snapshot, build.distribution)
+    pinned = [f"{r.name}{'[' + ','.join(sorted(r.extras)) + ']' if r.extras else ''}{r.specifier}"
+              for r in (p.requirement for p in pins)
+              if r.specifier and (r.name.lower().startswith("nvidia-") or r.name.lower() == "cuda-toolkit")]
     known = []
     if build.cuda and build.accelerator == "cuda":
         known.append(f"CUDA {build.cuda} from {build.source}")
     if pinned:
         known.append(f"{', '.join(pinned)} from its Requires-Dist")
     unknown = ["its supported Python range"]
-    if build.accelerator == "cuda" and not build.arch_list:
+    runtime_arch = isinstance(build.runtime, RuntimeReport) and bool(build.runtime.arch_list)
+    if build.accelerator == "cuda" and not build.arch_list and not runtime_arch:
         unknown.append("its compiled architectures")
     judged = (f"it is judged by what the install says about itself ({'; '.join(known)}), "
               if known else "nothing in the install names its CUDA build, ")
