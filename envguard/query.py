@@ -10,7 +10,7 @@ from envguard.archs import runs_on
 from envguard.errors import UsageError
 from envguard.knowledge import Matrices
 from envguard.knowledge.cuda_driver import CudaRelease
-from envguard.knowledge.torch import TorchRelease, TorchVariant
+from envguard.knowledge.torch import TorchRelease, TorchVariant, wheel_platform
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,24 @@ class CudaAnswer:
     newest_native: CudaRelease | None
     #: Majors whose minor-version-compatibility floor this driver meets, newest first, with that floor.
     compatible_majors: tuple[tuple[int, str], ...]
+    #: Releases newer than ``newest_native`` whose own driver on ``system`` is not recorded, newest first:
+    #: whether this driver runs them at their full feature level is unknown (never assumed).
+    unknown_floor: tuple[CudaRelease, ...] = ()
+    #: Majors of ``unknown_floor`` releases whose minor-version-compatibility floor on ``system`` is not
+    #: recorded either: whether this driver runs them at all is unknown.
+    unknown_majors: tuple[int, ...] = ()
+
+    @property
+    def newest(self) -> CudaRelease | None:
+        """The newest CUDA release the matrix knows that this driver runs or may run (native floor unknown)."""
+        candidates = [r for r in (self.newest_native, *self.unknown_floor) if r is not None]
+        return max(candidates, key=lambda r: r.cuda, default=None)
+
+    def native(self, release: CudaRelease) -> bool | None:
+        """Whether the driver runs ``release`` at its full feature level (None: its floor is not recorded)."""
+        if release in self.unknown_floor:
+            return None
+        return self.newest_native is not None and release.cuda <= self.newest_native.cuda
 
 
 def parse_version_arg(text: str, what: str) -> Version:
@@ -76,9 +94,15 @@ def resolve_gpu(matrices: Matrices, gpu: str | None, cc: str | None) -> tuple[st
 
 
 def torch_candidates(
-    matrices: Matrices, *, driver: str | None, cc: str | None, python: str | None, system: str = "linux"
+    matrices: Matrices, *, driver: str | None, cc: str | None, python: str | None, system: str = "linux",
+    machine: str = "x86_64",
 ) -> tuple[TorchCandidate, ...]:
-    """Every torch release and CUDA/CPU variant, newest first, judged against the given constraints."""
+    """Every torch release and CUDA/CPU variant, newest first, judged against the given constraints.
+
+    The GPU verdict reads the arch list of ``system``/``machine``'s wheels (Windows and Linux aarch64 have their
+    own); where that platform's list is not recorded the verdict is unknown.
+    """
+    platform = wheel_platform(system, machine)
     have_driver = parse_version_arg(driver, "--driver") if driver else None
     py = parse_version_arg(python, "--python") if python else None
     out: list[TorchCandidate] = []
@@ -97,11 +121,12 @@ def torch_candidates(
             if cc is not None:
                 if variant.cuda is None:
                     notes.append("CPU build: runs, but not on the GPU")
-                elif variant.sass is None:
+                elif (arch := variant.arch(platform)).sass is None:
                     gpu_ok = None
-                    notes.append("compiled architectures unknown")
+                    notes.append("compiled architectures unknown" if arch.platform == "linux_x86_64" else
+                                 f"compiled architectures of the {arch.platform} wheels unknown")
                 else:
-                    gpu_ok = runs_on(cc, variant.sass, variant.ptx or ())
+                    gpu_ok = runs_on(cc, arch.sass, arch.ptx or ())
                     if not gpu_ok:
                         notes.append(f"no kernels for compute capability {cc}")
             python_ok: bool | None = True
@@ -125,11 +150,25 @@ def cuda_for_driver(matrices: Matrices, driver: str, system: str = "linux") -> C
               and have >= (r.linux_driver if system != "windows" else r.windows_driver)]  # type: ignore[operator] # reason: None filtered above
     newest = max(native, key=lambda r: r.cuda, default=None)
     majors = []
+    unknown_majors: set[int] = set()
+    floors = {f.major: (f.linux_min_driver if system != "windows" else f.windows_min_driver) for f in matrix.families}
     for family in sorted(matrix.families, key=lambda f: f.major, reverse=True):
-        floor = family.linux_min_driver if system != "windows" else family.windows_min_driver
+        floor = floors[family.major]
         if floor is not None and have >= floor:
             majors.append((family.major, str(floor)))
-    return CudaAnswer(driver, system, newest, tuple(majors))
+    compatible = {m for m, _ in majors}
+    unknown = []
+    for r in sorted(matrix.releases, key=lambda r: r.cuda, reverse=True):
+        own = r.linux_driver if system != "windows" else r.windows_driver
+        if own is not None or (newest is not None and r.cuda <= newest.cuda):
+            continue
+        if r.cuda.major in compatible:
+            unknown.append(r)
+        elif floors.get(r.cuda.major) is None:
+            unknown.append(r)  # neither its own driver nor its major's compatibility floor is recorded
+            unknown_majors.add(r.cuda.major)
+    return CudaAnswer(driver, system, newest, tuple(majors), tuple(unknown),
+                      tuple(sorted(unknown_majors, reverse=True)))
 
 
 # ---- the same question for TensorFlow, jax and PaddlePaddle ------------------------------------------------

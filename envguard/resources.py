@@ -5,9 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -32,12 +31,43 @@ def data_dir(kind: str, env: dict[str, str] | None = None) -> Traversable:
         override = Path(environ[MATRICES_ENV])
         logger.info("using matrices from %s (%s)", override, MATRICES_ENV)
         return override
+    here = Path(__file__).resolve().parent
+    if (here / "_data" / kind).is_dir():  # NOTE: an installed wheel on a file system: no importlib.resources import
+        return here / "_data" / kind
+    if here.is_dir() and (here.parent / kind).is_dir():
+        return here.parent / kind
+    from importlib.resources import files
+
     packaged = files("envguard") / "_data" / kind
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / kind
+    return here.parent / kind
 
 
 def script_source(package: str, name: str) -> str:
     """Source text of a script that runs inside the target interpreter."""
+    from importlib.resources import files
+
     return (files(package) / name).read_text(encoding="utf-8")
+
+
+def matrix_header(root: Traversable, name: str) -> dict[str, Any]:
+    """The keys of ``root/<name>.toml`` before its first table (provenance, ``retrieved``), read without the rest.
+
+    Cheap on purpose (``envguard --version`` and the staleness check read every file's header).
+
+    :raises OSError, UnicodeDecodeError: when the file cannot be read.
+    :raises ValueError: when the header is not valid TOML (TOMLDecodeError).
+    """
+    try:
+        import tomli as toml  # the compiled parser (a dependency); see knowledge._base
+    except ImportError:  # pragma: no cover
+        import tomllib as toml  # type: ignore[no-redef,import-not-found,unused-ignore] # reason: same API
+    head = []
+    with (root / f"{name}.toml").open("r", encoding="utf-8") as handle:
+        for line in handle:
+            if line.lstrip().startswith("["):
+                break
+            head.append(line)
+    data: dict[str, Any] = toml.loads("".join(head))
+    return data

@@ -14,9 +14,17 @@ A maintainer tool: envguard never imports it. Three subcommands:
     ``cuda-toolkit`` requirements that apply on Linux x86_64; for tensorflow, the ``[and-cuda]`` pins.
 ``check REPORT... [--matrices DIR] [--format text|json]``
     Compares those facts with the matrix rows and prints each agreement and difference.
+``news (--answers DIR | --record DIR) [--python X.Y ...] [--series N] [--matrices DIR] [--format text|json]``
+    For torch, torchvision, torchaudio, tensorflow, jax, jaxlib, the jax CUDA plugins, paddlepaddle-gpu and the
+    nvidia cuDNN/NCCL wheels: the releases the index has that the matrices lack (``pip index versions``, metadata
+    only), and for the known releases whose metadata was recorded, whether the recorded pins still match.
+    ``--record DIR`` asks the index and saves its answers (``DIR/versions/<name>.txt``, the pip reports of the
+    newest patch of the newest ``--series`` known torch / tensorflow / jax-plugin series in ``DIR/metadata``)
+    before reading them; ``--answers DIR`` reads answers recorded earlier, offline.
 
 Exit status: 0 when everything agrees (or fetch succeeded), 1 when some fact differs from the
-matrices or is missing there (update the row, citing ``package metadata: NAME VERSION``), 2 on bad
+matrices or is missing there (update the row, citing ``package metadata: NAME VERSION``; for ``news``: also
+when the index has releases the matrices lack), 2 on bad
 input (unreadable file, not a pip report, pip failed).
 """
 
@@ -61,6 +69,8 @@ _NCCL_RE: Final = re.compile(r"^nvidia-nccl(?:-cu(\d+))?$")
 _TOOLKIT: Final = "cuda-toolkit"
 _PY_TAG_RE: Final = re.compile(r"^(?:cp|py)(\d)(\d+)$")
 _AND_CUDA: Final = "and-cuda"
+#: The extra of the jax CUDA plugins that pins their NVIDIA wheels (``jax[cuda12]`` installs it).
+_WITH_CUDA: Final = "with-cuda"
 
 
 class InputError(Exception):
@@ -114,7 +124,8 @@ class Derived:
     local: str | None
     #: nvidia-* / cuda-toolkit requirements that apply on Linux x86_64 (distribution -> specifier).
     pins: dict[str, str]
-    #: The extra ``[and-cuda]`` requirements (tensorflow), distribution -> specifier.
+    #: The CUDA extra's requirements (tensorflow ``[and-cuda]``, jax-cudaN-plugin ``[with-cuda]``), distribution ->
+    #: specifier.
     and_cuda: dict[str, str]
     #: CUDA major.minor the pins imply ("12.4"), and the requirement it was read from.
     cuda: str | None
@@ -222,7 +233,7 @@ def derive_item(item: Mapping[str, Any], fallback_python: str = "3.11") -> Deriv
         raise InputError(f"{name}: version {version!r} is not PEP 440") from None
     python = pythons[0] if pythons else fallback_python
     runtime_env = linux_environment(python)
-    extra_env = linux_environment(python, _AND_CUDA)
+    extra_env = linux_environment(python, _WITH_CUDA if name.startswith("jax-cuda") else _AND_CUDA)
     pins: dict[str, str] = {}
     pin_text: dict[str, str] = {}
     and_cuda: dict[str, str] = {}
@@ -424,6 +435,38 @@ def compare_tensorflow(d: Derived, matrices: Matrices) -> list[Comparison]:
     return out
 
 
+_PLUGIN_RE: Final = re.compile(r"^jax-cuda(\d+)-plugin$")
+
+
+def compare_jax_plugin(d: Derived, matrices: Matrices) -> list[Comparison]:
+    """A jax-cudaN-plugin's ``[with-cuda]`` cuDNN / NCCL ranges against the ``jax.toml`` row in force."""
+    match = _PLUGIN_RE.match(d.name)
+    major = int(match.group(1)) if match else 0
+    release = matrices.jax.release(d.version)
+    newest = matrices.jax.newest()
+    if release is None or newest is None:
+        return [Comparison(d.name, d.version, "release", "missing", None, d.version, "older than every jax.toml row")]
+    plugin = release.plugin(major)
+    if plugin is None:
+        return [Comparison(d.name, d.version, f"cuda{major}", "missing", None, d.name,
+                           f"jax.toml {release.version} has no CUDA {major} plugin row")]
+    out = []
+    detail = f"jax.toml row {release.version}" + (f" (the newest row; {d.version} is newer)"
+                                                   if Version(d.version) > newest else "")
+    for lib, recorded in (("cudnn", plugin.cudnn), ("nccl", plugin.nccl)):
+        meta = d.and_cuda.get(f"nvidia-{lib}-cu{major}")
+        if recorded is None:
+            out.append(Comparison(d.name, d.version, f"cuda{major}.{lib}", "missing", None, meta, detail))
+        elif meta is None:
+            out.append(Comparison(d.name, d.version, f"cuda{major}.{lib}", "unknown", str(recorded), None,
+                                  "not in the [with-cuda] extra"))
+        else:
+            same = SpecifierSet(meta) == recorded
+            out.append(Comparison(d.name, d.version, f"cuda{major}.{lib}", "agree" if same else "differ",
+                                  str(recorded), meta, detail))
+    return out
+
+
 def compare(derived: Iterable[Derived], matrices: Matrices) -> list[Comparison]:
     """Every comparison for the derived facts; distributions no matrix describes are skipped."""
     out: list[Comparison] = []
@@ -432,6 +475,8 @@ def compare(derived: Iterable[Derived], matrices: Matrices) -> list[Comparison]:
             out += compare_torch(d, matrices)
         elif d.name == "tensorflow":
             out += compare_tensorflow(d, matrices)
+        elif _PLUGIN_RE.match(d.name):
+            out += compare_jax_plugin(d, matrices)
         else:
             out.append(Comparison(d.name, d.version, "-", "unknown", None, None, "no matrix compares this package"))
     return out
@@ -450,7 +495,7 @@ def load_matrices_dir(root: Path) -> Matrices:
         raise InputError(f"{root}: not a folder of matrices")
     matrices = load_matrices(root)
     try:
-        _ = matrices.torch, matrices.tensorflow
+        _ = matrices.torch, matrices.tensorflow, matrices.jax
     except MatrixError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{root}: {first}") from None
@@ -463,17 +508,179 @@ def check_files(paths: Iterable[Path], matrices_root: Path = DEFAULT_MATRICES) -
     return compare(derived, load_matrices_dir(matrices_root))
 
 
+# ---- news: what the index has that the matrices lack -----------------------------------------
+
+#: The distributions ``news`` asks the index about.
+NEWS_PACKAGES: Final = (
+    "torch", "torchvision", "torchaudio", "tensorflow", "jax", "jaxlib", "jax-cuda12-plugin", "jax-cuda13-plugin",
+    "paddlepaddle-gpu", "nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-nccl-cu12", "nvidia-nccl-cu13",
+)
+#: Pythons ``news --record`` lists releases for: the index hides a release from a Python it does not support.
+NEWS_PYTHONS: Final = ("3.11", "3.12", "3.13", "3.14")
+_AVAILABLE_RE: Final = re.compile(r"^Available versions:\s*(.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class News:
+    """One distribution: what the matrices cover, and the index's releases beyond that."""
+
+    package: str
+    #: What the matrices know, in words ("series 2.15 and older", "newest seen 9.28.1.4").
+    known: str
+    #: Releases on the index the matrices lack, newest first.
+    lacking: tuple[str, ...]
+    #: How many releases the recorded answer listed.
+    listed: int
+
+
+def parse_index_versions(text: str) -> tuple[Version, ...]:
+    """Releases from recorded ``pip index versions`` answers (every "Available versions:" line), newest first.
+
+    Local builds (``2.13.0+cpu`` from a find-links folder) are not the index's and are dropped.
+    """
+    found: set[Version] = set()
+    for match in _AVAILABLE_RE.finditer(text):
+        for item in match.group(1).split(","):
+            try:
+                v = Version(item.strip())
+            except InvalidVersion:
+                continue
+            if v.local is None:
+                found.add(v)
+    return tuple(sorted(found, reverse=True))
+
+
+def _series(v: Version) -> Version:
+    return Version(f"{v.major}.{v.minor}")
+
+
+def _by_series(versions: Sequence[Version], known: Iterable[str], what: str) -> tuple[str, tuple[Version, ...]]:
+    """Versions whose X.Y series is newer than every known series (the known ones are the matrix rows)."""
+    series = sorted({Version(k) for k in known if k}, reverse=True)
+    if not series:
+        return f"no {what} series recorded", tuple(versions)
+    return (f"{what} series {series[0]} and older",
+            tuple(v for v in versions if _series(v) > series[0]))
+
+
+def _above(versions: Sequence[Version], top: Version | None, words: str) -> tuple[str, tuple[Version, ...]]:
+    if top is None:
+        return "nothing recorded", tuple(versions)
+    return f"{words} {top}", tuple(v for v in versions if v > top)
+
+
+def known_coverage(package: str, matrices: Matrices, versions: Sequence[Version]) -> tuple[str, tuple[Version, ...]]:
+    """(what the matrices cover, the listed versions beyond it) for one NEWS_PACKAGES entry."""
+    torch = matrices.torch.releases
+    if package == "torch":
+        return _by_series(versions, (r.version for r in torch), "torch.toml")
+    if package in ("torchvision", "torchaudio"):
+        return _by_series(versions, (getattr(r, package) or "" for r in torch), f"torch.toml {package}")
+    if package == "tensorflow":
+        return _by_series(versions, (r.version for r in matrices.tensorflow.releases), "tensorflow.toml")
+    if package in ("jax", "jaxlib") or _PLUGIN_RE.match(package):
+        return _above(versions, matrices.jax.newest(), "jax.toml rows up to")
+    if package == "paddlepaddle-gpu":
+        return _by_series(versions, (r.version for r in matrices.paddle.releases), "paddle.toml")
+    table = matrices.cudnn if package.startswith("nvidia-cudnn") else matrices.nccl
+    row = table.wheel(package)
+    if row is None:
+        return f"no [[wheel]] row in {table.meta.name}.toml", tuple(versions)
+    top = row.last or row.newest_seen
+    return _above(versions, top, "last" if row.last else "newest seen")
+
+
+def news_from(versions_dir: Path, matrices: Matrices) -> list[News]:
+    """News for every recorded ``versions/<package>.txt`` answer (a package with no answer is skipped)."""
+    out = []
+    for package in NEWS_PACKAGES:
+        path = versions_dir / f"{package}.txt"
+        if not path.exists():
+            continue
+        try:
+            listed = parse_index_versions(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{path}: cannot read: {exc}") from None
+        known, lacking = known_coverage(package, matrices, listed)
+        out.append(News(package, known, tuple(str(v) for v in lacking), len(listed)))
+    return out
+
+
+def index_versions_command(package: str, python: str) -> list[str]:
+    """The index question for one package: every binary release a CPython ``python`` could install."""
+    return [sys.executable, "-m", "pip", "index", "versions", package, "--python-version", python,
+            "--only-binary=:all:", "--disable-pip-version-check"]
+
+
+def record_versions(out_dir: Path, pythons: Sequence[str], timeout: float = PIP_TIMEOUT_S) -> None:
+    """Ask the index for each NEWS_PACKAGES entry's releases and save the answers (``out_dir/<name>.txt``)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for package in NEWS_PACKAGES:
+        chunks = []
+        for python in pythons:
+            cmd = index_versions_command(package, python)
+            try:
+                result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)  # noqa: S603 # reason: fixed argv, no shell
+            except subprocess.TimeoutExpired:
+                raise InputError(f"{package}: pip index versions did not finish within {timeout:.0f} s") from None
+            found = _AVAILABLE_RE.search(result.stdout)
+            line = found.group(0) if found else "Available versions:"
+            chunks.append(f"# pip index versions {package} --python-version {python} --only-binary=:all:\n{line}\n")
+        (out_dir / f"{package}.txt").write_text(_redact("".join(chunks)), encoding="utf-8")
+
+
+def pin_specs(versions_dir: Path, matrices: Matrices, series: int) -> list[str]:
+    """``===`` specs of the newest patch of the newest ``series`` known torch / tensorflow series and jax plugin."""
+    specs = []
+    for package, known in (("torch", [r.version for r in matrices.torch.releases]),
+                           ("tensorflow", [r.version for r in matrices.tensorflow.releases])):
+        path = versions_dir / f"{package}.txt"
+        listed = parse_index_versions(path.read_text(encoding="utf-8")) if path.exists() else ()
+        for key in known[:series]:
+            patch = next((v for v in listed if _series(v) == Version(key)), None)
+            if patch is not None:
+                specs.append(f"{package}==={patch}")
+    for plugin in ("jax-cuda12-plugin", "jax-cuda13-plugin"):
+        path = versions_dir / f"{plugin}.txt"
+        listed = parse_index_versions(path.read_text(encoding="utf-8")) if path.exists() else ()
+        newest = matrices.jax.newest()
+        covered = [v for v in listed if newest is not None and v <= newest]
+        specs += [f"{plugin}==={v}" for v in covered[:1]]
+    return specs
+
+
+def news_text(news: Sequence[News], pins: Sequence[Comparison]) -> Iterator[str]:
+    """The news report: releases the matrices lack, then the recorded pins of known releases."""
+    yield "releases on the index that the matrices lack:"
+    for n in news:
+        shown = ", ".join(n.lacking[:12]) + (f" (+{len(n.lacking) - 12} more)" if len(n.lacking) > 12 else "")
+        yield f"  {n.package:<20} {'NEW ' + shown if n.lacking else 'none'}  [matrices: {n.known}]"
+    if pins:
+        yield "recorded pins of known releases:"
+        yield from _check_text(pins)
+
+
 # ---- fetching reports ----------------------------------------------------------------------
 
 
-def pip_command(spec: str, report: Path, python: str, platform: str | None) -> list[str]:
-    """The metadata-only resolver run for one spec, on the installer's default index."""
+def pip_command(spec: str, report: Path, python: str, platform: str | None, target: Path | None = None) -> list[str]:
+    """The metadata-only resolver run for one spec, on the installer's default index.
+
+    For another Python or platform, pip (before 24) accepts those options only with ``--target``: ``target``
+    names a scratch folder (nothing is written there: it is a dry run).
+    """
     cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-deps", "--quiet",
            "--only-binary=:all:", "--report", str(report)]
     if python != f"{sys.version_info.major}.{sys.version_info.minor}":
         cmd += ["--python-version", python]
     if platform:
         cmd += ["--platform", platform]
+    if "--python-version" in cmd or platform:
+        cmd += ["--target", str(target if target is not None else report.parent / "target")]
+    if "--python-version" in cmd:
+        # NOTE: pip 23 checks Requires-Python against the interpreter it runs in, not --python-version; the
+        # wheel tags still select for the target Python, and the report records Requires-Python.
+        cmd.append("--ignore-requires-python")
     return [*cmd, spec]
 
 
@@ -526,7 +733,7 @@ def fetch(spec: str, out_dir: Path, python: str, platform: str | None, timeout: 
         raise InputError(f"{spec}: not a requirement: {exc}") from None
     with tempfile.TemporaryDirectory() as tmp:
         report_path = Path(tmp) / "report.json"
-        cmd = pip_command(spec, report_path, python, platform)
+        cmd = pip_command(spec, report_path, python, platform, Path(tmp) / "target")
         try:
             result = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)  # noqa: S603 # reason: fixed argv, no shell
         except subprocess.TimeoutExpired:
@@ -567,6 +774,18 @@ def _parser() -> argparse.ArgumentParser:
     p_check.add_argument("reports", nargs="+", type=Path, metavar="REPORT")
     p_check.add_argument("--matrices", type=Path, default=DEFAULT_MATRICES, metavar="DIR")
     p_check.add_argument("--format", choices=("text", "json"), default="text")
+    p_news = sub.add_parser("news", help="releases the index has that the matrices lack, and the recorded pins")
+    where = p_news.add_mutually_exclusive_group(required=True)
+    where.add_argument("--answers", type=Path, metavar="DIR", help="read index answers recorded earlier (offline)")
+    where.add_argument("--record", type=Path, metavar="DIR", help="ask the index, save its answers in DIR, then read")
+    p_news.add_argument("--metadata", type=Path, metavar="DIR",
+                        help="folder of recorded pip reports to compare (default: DIR/metadata)")
+    p_news.add_argument("--python", action="append", default=None, metavar="X.Y",
+                        help=f"with --record: Pythons to list releases for (default {', '.join(NEWS_PYTHONS)})")
+    p_news.add_argument("--series", type=int, default=3, help="with --record: known series per package to re-read")
+    p_news.add_argument("--matrices", type=Path, default=DEFAULT_MATRICES, metavar="DIR")
+    p_news.add_argument("--format", choices=("text", "json"), default="text")
+    p_news.add_argument("--timeout", type=float, default=PIP_TIMEOUT_S, help="seconds per pip run")
     return parser
 
 
@@ -606,6 +825,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else:
                 sys.stdout.write("\n".join(toml_fragment(d) for d in derived))
             return 0
+        if args.command == "news":
+            return _news(args)
         comparisons = check_files(args.reports, args.matrices)
     except InputError as exc:
         sys.stderr.write(f"refresh_matrices: error: {exc}\n")
@@ -615,6 +836,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         sys.stdout.write("\n".join(_check_text(comparisons)) + "\n")
     return 1 if any(c.status in FAILING for c in comparisons) else 0
+
+
+def _news(args: argparse.Namespace) -> int:
+    root: Path = args.answers or args.record
+    metadata: Path = args.metadata or root / "metadata"
+    matrices = load_matrices_dir(args.matrices)
+    from envguard.errors import MatrixError  # importable now: load_matrices_dir put the checkout on sys.path
+
+    unread: list[Comparison] = []
+
+    if args.record is not None:
+        pythons = args.python or list(NEWS_PYTHONS)
+        for python in pythons:
+            if not re.fullmatch(r"\d+\.\d+", python):
+                raise InputError(f"--python {python!r}: expected major.minor, e.g. 3.12")
+        record_versions(root / "versions", pythons, args.timeout)
+        for spec in pin_specs(root / "versions", matrices, args.series):
+            try:
+                fetch(spec, metadata, max(pythons, key=Version), None, args.timeout)
+            except InputError as exc:  # one unreadable release (a pip constraint, a yanked file) is not fatal
+                unread.append(Comparison(spec.split("===")[0], spec.split("===")[-1], "metadata", "unknown",
+                                         None, None, f"not re-read: {exc}"))
+    elif not (root / "versions").is_dir():
+        raise InputError(f"{root}: no versions/ folder of recorded index answers")
+    try:
+        news = news_from(root / "versions", matrices)
+        pins = compare(derive_files(sorted(metadata.glob("*.json"))), matrices) if metadata.is_dir() else []
+        pins += unread
+    except MatrixError as exc:
+        raise InputError(f"{args.matrices}: {str(exc).strip().splitlines()[0]}") from None
+    if args.format == "json":
+        doc = {"lacking": [asdict(n) for n in news], "pins": [asdict(c) for c in pins]}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        sys.stdout.write("\n".join(news_text(news, pins)) + "\n")
+    return 1 if any(n.lacking for n in news) or any(c.status in FAILING for c in pins) else 0
 
 
 if __name__ == "__main__":

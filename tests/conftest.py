@@ -36,6 +36,12 @@ def _no_real_processes(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     yield
 
 
+@pytest.fixture(autouse=True)
+def _pinned_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The matrix staleness check compares with ENVGUARD_TODAY: pinned, so no test changes with the calendar."""
+    monkeypatch.setenv("ENVGUARD_TODAY", "2026-12-01")
+
+
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """click 8.1.7 and 8.1.6, six and packaging wheels, from the installer's default index."""

@@ -81,6 +81,33 @@ def _wants_json(args: list[str]) -> bool:
     return any((a == "--format" and b == "json") or a == "--format=json" for a, b in pairs)
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: envguard's version and each matrix file's ``retrieved`` date (headers only: fast)."""
+    if not value or ctx.resilient_parsing:
+        return
+    # NOTE: resources, not envguard.knowledge: the table loaders and their imports are not needed for headers.
+    from envguard.resources import data_dir, matrix_header
+
+    click.echo(f"envguard, version {__version__}")
+    root = data_dir("matrices")
+    rows = []
+    try:
+        names = sorted(node.name[:-5] for node in root.iterdir() if node.name.endswith(".toml"))
+        for name in names:
+            head = matrix_header(root, name)
+            rows.append(f"  {name + '.toml':<18} v{head.get('schema_version', '?')}  "
+                        f"retrieved {head.get('retrieved', 'unknown')}")
+    except (OSError, ValueError) as exc:
+        click.echo(f"matrices: cannot read the matrices in {root}: {exc}")
+        ctx.exit(EXIT_CANNOT_RUN)
+    if not rows:
+        click.echo(f"matrices: no matrix files in {root}")
+        ctx.exit(EXIT_CANNOT_RUN)
+    click.echo(f"matrices ({root}):")
+    click.echo("\n".join(rows))
+    ctx.exit(EXIT_OK)
+
+
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level_name = os.environ.get("ENVGUARD_LOGLEVEL")
     level = logging.WARNING
@@ -102,7 +129,8 @@ def _configure_logging(verbose: int, quiet: bool) -> None:
 
 @click.group(cls=LazyGroup, lazy=COMMANDS,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "-V", "--version", prog_name="envguard")
+@click.option("-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and each matrix file's retrieved date, and exit.")
 @click.option("-v", "--verbose", count=True,
               help="Log each command envguard runs, with its wall time (-vv: also details).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only.")

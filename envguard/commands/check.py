@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from envguard.commands._io import read_snapshot
 from envguard.commands._probe import ProbeOptions, take_snapshot
-from envguard.errors import TargetPythonError
+from envguard.errors import InputError, TargetPythonError
 from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.probes import ProbeContext
@@ -22,6 +23,35 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from envguard.findings import Report
+
+
+#: ``YYYY-MM-DD``: the day the staleness check compares the matrices' ``retrieved`` dates with (tests pin it).
+TODAY_ENV = "ENVGUARD_TODAY"
+
+
+def today(env: Mapping[str, str] | None = None) -> tuple[dt.date, str]:
+    """Today (``ENVGUARD_TODAY`` when set, else the system clock) and where that came from.
+
+    :raises InputError: when ``ENVGUARD_TODAY`` is not a date.
+    """
+    text = (os.environ if env is None else env).get(TODAY_ENV, "").strip()
+    if not text:
+        return dt.date.today(), "system clock"
+    try:
+        return dt.date.fromisoformat(text), TODAY_ENV
+    except ValueError:
+        raise InputError(f"{TODAY_ENV}={text!r} is not a date (YYYY-MM-DD)") from None
+
+
+def with_staleness(report: Report, matrices: Matrices, env: Mapping[str, str] | None = None) -> Report:
+    """The report plus an unknown-version (info) finding when the newest matrix is over 180 days old."""
+    from envguard.rules.staleness import stale_matrices
+
+    day, where = today(env)
+    finding = stale_matrices(matrices.headers(), day, where)
+    if finding is None or finding in report.findings:
+        return report
+    return dataclasses.replace(report, findings=tuple(sorted((*report.findings, finding), key=lambda f: -f.severity)))
 
 
 def check(
@@ -42,7 +72,7 @@ def check(
             warm = pool.submit(lambda: (mats.cuda_driver, mats.torch, mats.tensorflow, mats.gpu_arch))
             snapshot, notes = take_snapshot(options, env)
             warm.result()
-    return run_rules(snapshot, mats, notes=notes)
+    return with_staleness(run_rules(snapshot, mats, notes=notes), mats, env)
 
 
 def check_report(text: str, name: str, matrices: Matrices | None = None) -> Report:
@@ -55,7 +85,7 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
     mats = matrices if matrices is not None else load_matrices()
     envs = parse_environments(text, name, mats)
     if len(envs) == 1:
-        return run_rules(envs[0].snapshot, mats, notes=envs[0].notes)
+        return with_staleness(run_rules(envs[0].snapshot, mats, notes=envs[0].notes), mats)
     # Several environments ("works with A, fails with B"): each is judged on its own and every finding says
     # which one it concerns; the report's snapshot is the environment with the most errors (the failing one).
     reports = [run_rules(env.snapshot, mats, notes=env.notes) for env in envs]
@@ -64,12 +94,13 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
          for f in rep.findings), key=lambda f: -f.severity))
     worst = max(range(len(reports)), key=lambda i: (reports[i].count(Severity.ERROR), i))
     notes = tuple(dict.fromkeys(n for rep in reports for n in rep.notes))
-    return dataclasses.replace(reports[worst], findings=findings, notes=notes)
+    return with_staleness(dataclasses.replace(reports[worst], findings=findings, notes=notes), mats)
 
 
 def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:
     """Judge an already-loaded snapshot."""
-    return run_rules(snapshot, matrices if matrices is not None else load_matrices())
+    mats = matrices if matrices is not None else load_matrices()
+    return with_staleness(run_rules(snapshot, mats), mats)
 
 
 def snapshot_json(snapshot: Snapshot) -> str:
@@ -138,4 +169,4 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     findings = tuple(sorted((*report.findings, *extra), key=lambda f: -f.severity))
     notes_out = (*report.notes, f"image {ref} ({image.id[:19]}), engine {facts.server_version}: runtimes "
                  f"{', '.join(facts.runtimes) or 'none'}")
-    return dataclasses.replace(report, findings=findings, notes=notes_out)
+    return with_staleness(dataclasses.replace(report, findings=findings, notes=notes_out), mats, environ)

@@ -190,15 +190,34 @@ def torch_json(rows: tuple[TorchCandidate, ...], constraints: dict[str, str | No
 def cuda_text(answer: CudaAnswer) -> str:
     """The newest CUDA a driver runs."""
     lines = [f"envguard matrix cuda: driver {answer.driver} ({answer.system})"]
+    newest = answer.newest
+    compatible = dict(answer.compatible_majors)
+    if newest is not None and newest is not answer.newest_native:
+        how = (f"it runs as a CUDA {newest.cuda.major}.x application by minor-version compatibility (driver >= "
+               f"{compatible[newest.cuda.major]})" if newest.cuda.major in compatible else
+               f"whether it runs at all is unknown too (no CUDA {newest.cuda.major}.x compatibility floor is "
+               f"recorded for {answer.system})")
+        lines.append(f"  newest CUDA envguard knows: CUDA {newest.label} — its own driver floor on {answer.system} is "
+                     f"not recorded, so whether driver {answer.driver} runs it at its full feature level is unknown; "
+                     f"{how}")
     if answer.newest_native is not None:
         row = answer.newest_native
         lines.append(f"  newest toolkit at its full feature level: CUDA {row.label} (needs "
                      f"{row.linux_driver if answer.system != 'windows' else row.windows_driver})")
     else:
-        lines.append("  no CUDA toolkit in the matrix ships a driver this old")
+        lines.append("  no CUDA toolkit in the matrix with a recorded driver runs on a driver this old")
+    if answer.unknown_floor:
+        listed = [f"CUDA {r.label}" for r in answer.unknown_floor if r.cuda.major not in answer.unknown_majors]
+        for major in answer.unknown_majors:
+            rows = [r for r in answer.unknown_floor if r.cuda.major == major]
+            listed.append(f"every CUDA {major}.x release ({len(rows)}: {rows[-1].label} to {rows[0].label})")
+        lines.append("  driver floor unknown (not recorded in cuda-driver.toml): " + ", ".join(listed))
     for major, floor in answer.compatible_majors:
         lines.append(f"  runs CUDA {major}.x applications (minor-version compatibility: driver >= {floor}); from a "
                      "newer minor than the driver's own, features that need a newer driver and PTX JIT are unavailable")
+    for major in answer.unknown_majors:
+        lines.append(f"  CUDA {major}.x on {answer.system}: no minor-version-compatibility floor is recorded, so "
+                     f"whether this driver runs CUDA {major}.x applications is unknown")
     if not answer.compatible_majors:
         lines.append("  meets no minor-version-compatibility floor (CUDA 11+ needs >= 450.80.02 on Linux)")
     lines.append("  source: https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html ; "
@@ -208,14 +227,18 @@ def cuda_text(answer: CudaAnswer) -> str:
 
 def cuda_json(answer: CudaAnswer, exit_code: int = 0) -> str:
     """The matrix-cuda envelope."""
-    native = answer.newest_native
+    native, newest = answer.newest_native, answer.newest
     doc = {
         "envguard_result_version": RESULT_VERSION,
         "command": "matrix cuda",
         "driver": answer.driver,
         "system": answer.system,
+        "newest": {"cuda": str(newest.cuda), "label": newest.label,
+                   "full_feature_level": answer.native(newest)} if newest else None,
         "newest_native": {"cuda": str(native.cuda), "label": native.label} if native else None,
+        "driver_floor_unknown": [{"cuda": str(r.cuda), "label": r.label} for r in answer.unknown_floor],
         "minor_version_compatible_majors": [{"major": m, "floor": f} for m, f in answer.compatible_majors],
+        "minor_version_floor_unknown_majors": list(answer.unknown_majors),
         "exit_code": exit_code,
     }
     return json.dumps(doc, indent=2) + "\n"

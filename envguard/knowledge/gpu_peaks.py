@@ -35,6 +35,8 @@ class GpuPeak:
     tensor_fp16_tflops: float | None
     #: Dense FP16 tensor rate with FP16 accumulate (GeForce cards run FP32 accumulate at half this).
     tensor_fp16_fp16acc_tflops: float | None
+    #: Dense TF32 tensor rate (no sparsity); TF32 arrived with Ampere (compute capability 8.0).
+    tensor_tf32_tflops: float | None
     #: Names of the figures above that are unconfirmed (read once, or derived).
     unconfirmed: tuple[str, ...]
     prov: Provenance
@@ -61,7 +63,7 @@ class GpuPeaksMatrix:
 
 _PEAK_FIGURES: Final = (
     "memory_gb", "bandwidth_gbs", "fp32_tflops", "tensor_bf16_tflops", "tensor_fp16_tflops",
-    "tensor_fp16_fp16acc_tflops",
+    "tensor_fp16_fp16acc_tflops", "tensor_tf32_tflops",
 )
 
 
@@ -79,6 +81,9 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuPeaksMat
         bf16 = col.flag(row, "bf16", where)
         if bf16 is False and figures["tensor_bf16_tflops"] is not None:
             col.error(where, "bf16 = false but tensor_bf16_tflops is given")
+        if figures["tensor_tf32_tflops"] is not None and tuple(int(x) for x in cc.split(".")) < (8, 0):
+            col.error(where, f"tensor_tf32_tflops is given, but TF32 tensor cores need compute capability >= 8.0 "
+                             f"(this GPU: {cc})")
         unconfirmed = col.strings(row, "unconfirmed", where)
         for figure in unconfirmed:
             if figure not in _PEAK_FIGURES:
@@ -88,7 +93,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuPeaksMat
         gpus.append(GpuPeak(
             name, cc, figures["memory_gb"], col.string(row, "memory_type", where), figures["bandwidth_gbs"],
             figures["fp32_tflops"], bf16, figures["tensor_bf16_tflops"], figures["tensor_fp16_tflops"],
-            figures["tensor_fp16_fp16acc_tflops"], unconfirmed, col.prov(row, where),
+            figures["tensor_fp16_fp16acc_tflops"], figures["tensor_tf32_tflops"], unconfirmed, col.prov(row, where),
         ))
     check_unique([norm_gpu(g.name) for g in gpus], col, "gpu", "name")
     return GpuPeaksMatrix(meta, tuple(gpus))

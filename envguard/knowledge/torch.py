@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
@@ -23,6 +24,36 @@ from envguard.knowledge._base import (
 
 logger = logging.getLogger(__name__)
 
+#: The platform the variant's own ``sass``/``ptx`` describe.
+LINUX_X86_64: Final = "linux_x86_64"
+#: Platforms that may carry their own arch list (``[[release.variant.platform]]``).
+OTHER_PLATFORMS: Final = ("win_amd64", "linux_aarch64")
+
+
+def wheel_platform(system: str, machine: str) -> str:
+    """The wheel platform whose arch list applies: "win_amd64", "linux_aarch64", or "linux_x86_64".
+
+    ``system`` is "linux"/"windows"/"darwin" (rules.base.system_of); ``machine`` as platform.machine() prints it.
+    A system or machine that is not known (a pasted report that does not say) reads as Linux x86_64, the
+    platform the variant's own lists describe, as everywhere else in envguard.
+    """
+    if system == "windows":
+        return "win_amd64"
+    if system == "darwin":
+        return f"macosx_{machine.lower()}"
+    return "linux_aarch64" if machine.lower() in ("aarch64", "arm64") else LINUX_X86_64
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformArch:
+    """The compiled architectures of a variant's wheels on one platform; ``sass`` None when unknown there."""
+
+    platform: str
+    sass: tuple[str, ...] | None
+    ptx: tuple[str, ...] | None
+    prov: Provenance
+
+
 @dataclass(frozen=True, slots=True)
 class TorchVariant:
     """One published build of a torch release (cu124, cpu, rocm6.2 ...)."""
@@ -37,6 +68,17 @@ class TorchVariant:
     ptx: tuple[str, ...] | None
     index_url: str | None
     prov: Provenance
+    #: Arch lists of other platforms' wheels; a platform not listed here is unknown (never Linux's list).
+    platforms: tuple[PlatformArch, ...] = ()
+
+    def arch(self, platform: str = LINUX_X86_64) -> PlatformArch:
+        """The SASS/PTX lists of this variant's wheels on ``platform`` (see ``wheel_platform``)."""
+        if platform == LINUX_X86_64:
+            return PlatformArch(platform, self.sass, self.ptx, self.prov)
+        row = next((p for p in self.platforms if p.platform == platform), None)
+        if row is None:
+            return PlatformArch(platform, None, None, self.prov)
+        return PlatformArch(platform, row.sass, row.ptx, row.prov)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +92,8 @@ class TorchRelease:
     torchaudio: str | None
     variants: tuple[TorchVariant, ...]
     prov: Provenance
+    #: Python versions torch.compile (Dynamo) accepts; None when not recorded.
+    compile_python: SpecifierSet | None = None
 
     def variant(self, tag: str) -> TorchVariant | None:
         """The variant with this tag ("cu124")."""
@@ -78,14 +122,16 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
     col.keys(data, META_KEYS | {"release"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
-        col.keys(row, {"version", "python", "pypi_default", "torchvision", "torchaudio", "variant"} | PROV_KEYS, where)
+        col.keys(row, {"version", "python", "compile_python", "pypi_default", "torchvision", "torchaudio", "variant"}
+                 | PROV_KEYS, where)
         version = col.string(row, "version", where, required=True)
         if version is None:
             continue
         variants = []
         for inner, vrow in col.rows(row, "variant"):
             vwhere = f"{where} {inner}"
-            col.keys(vrow, {"tag", "cuda", "cudnn", "nccl", "sass", "ptx", "index_url"} | PROV_KEYS, vwhere)
+            col.keys(vrow, {"tag", "cuda", "cudnn", "nccl", "sass", "ptx", "index_url", "platform"} | PROV_KEYS,
+                     vwhere)
             tag = col.string(vrow, "tag", vwhere, required=True)
             if tag is None:
                 continue
@@ -98,6 +144,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
                 tag, cuda, col.string(vrow, "cudnn", vwhere), col.string(vrow, "nccl", vwhere),
                 col.cc_list(vrow, "sass", vwhere), col.cc_list(vrow, "ptx", vwhere),
                 col.string(vrow, "index_url", vwhere), col.prov(vrow, vwhere),
+                _platforms(vrow, vwhere, tag, col),
             ))
         check_unique([v.tag for v in variants], col, f"{where} variant", "tag")
         default = col.string(row, "pypi_default", where)
@@ -106,9 +153,28 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
         releases.append(TorchRelease(
             version, col.specifier(row, "python", where), default,
             col.string(row, "torchvision", where), col.string(row, "torchaudio", where),
-            tuple(variants), col.prov(row, where),
+            tuple(variants), col.prov(row, where), col.optional_specifier(row, "compile_python", where),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
     return TorchMatrix(meta, tuple(releases))
 
 
+def _platforms(vrow: Mapping[str, Any], vwhere: str, tag: str, col: Collector) -> tuple[PlatformArch, ...]:
+    out = []
+    for inner, prow in col.rows(vrow, "platform"):
+        pwhere = f"{vwhere} {inner}"
+        col.keys(prow, {"platform", "sass", "ptx"} | PROV_KEYS, pwhere)
+        platform = col.string(prow, "platform", pwhere, required=True)
+        if platform is None:
+            continue
+        if platform not in OTHER_PLATFORMS:
+            col.error(pwhere, f"platform must be one of {', '.join(OTHER_PLATFORMS)} (the variant's own sass/ptx "
+                              f"describe {LINUX_X86_64}), got {platform!r}")
+        if not tag.startswith("cu"):
+            col.error(pwhere, f"only CUDA variants have arch lists, not {tag}")
+        sass = col.cc_list(prow, "sass", pwhere)
+        if sass is None:
+            col.error(pwhere, "needs 'sass' (leave the platform out when its list is unknown)")
+        out.append(PlatformArch(platform, sass, col.cc_list(prow, "ptx", pwhere), col.prov(prow, pwhere)))
+    check_unique([p.platform for p in out], col, f"{vwhere} platform", "platform")
+    return tuple(out)

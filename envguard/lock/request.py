@@ -160,8 +160,11 @@ def _variant_list(release: TorchRelease) -> str:
 
 def choose_torch(
     matrices: Matrices, req: Requirement, *, python: str, cuda: str, host: HostFacts | None,
+    platform: str = "linux-x86_64",
 ) -> tuple[TorchRelease, TorchVariant, tuple[str, ...]]:
     """The torch release and build variant for ``req`` on Python ``python`` and ``--cuda``.
+
+    ``--cuda auto`` judges the GPUs by the arch list of the lock's ``platform`` wheels ("linux-aarch64" has its own).
 
     :raises LockError: naming the torch.toml row when no build fits.
     """
@@ -200,6 +203,7 @@ def choose_torch(
     except InvalidVersion:
         raise LockError(f"--cuda auto: the driver version {host.driver!r} is not a version") from None
     rejected: list[str] = []
+    wheels = platform.replace("-", "_")
     for release in fitting:
         ok: list[tuple[bool, Version, TorchVariant]] = []
         for variant in release.variants:
@@ -210,11 +214,12 @@ def choose_torch(
                 rejected.append(f"{release.version} {variant.tag}: needs driver >= "
                                 f"{floor.min_driver if floor else 'unknown'}")
                 continue
-            if host.ccs and (variant.sass is None
-                             or not all(runs_on(cc, variant.sass, variant.ptx or ()) for cc in host.ccs)):
+            arch = variant.arch(wheels)
+            if host.ccs and (arch.sass is None
+                             or not all(runs_on(cc, arch.sass, arch.ptx or ()) for cc in host.ccs)):
                 rejected.append(f"{release.version} {variant.tag}: no kernels for compute capability "
-                                f"{', '.join(host.ccs)}" if variant.sass is not None else
-                                f"{release.version} {variant.tag}: compiled architectures unknown")
+                                f"{', '.join(host.ccs)}" if arch.sass is not None else
+                                f"{release.version} {variant.tag}: compiled architectures ({wheels}) unknown")
                 continue
             ok.append((_native_ok(matrices, variant.cuda, driver), Version(variant.cuda), variant))
         if ok:
@@ -258,7 +263,8 @@ def plan(
     target: LockTarget | None = None
     majors: dict[str, int | None] = {}
     if torch_req is not None:
-        release, variant, why = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host)
+        release, variant, why = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host,
+                                           platform=platform)
         reasons += why
         pins = []
         for req in requirements:

@@ -10,6 +10,7 @@ from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.driver import DriverRule
+from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
     LoaderPathRule,
     MixedWheelsRule,
@@ -30,6 +31,7 @@ ALL_RULES: tuple[Rule, ...] = (
     PythonRule(),
     CompanionRule(),
     WheelPinRule(),
+    JaxPluginRule(),
     LoaderPathRule(),
     SystemLibrariesRule(),
     MixedWheelsRule(),

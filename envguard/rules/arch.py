@@ -7,7 +7,17 @@ from collections.abc import Iterator, Sequence
 from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import build_evidence, ev, gpu_cc, pip_install_torch, series, torch_variant, version
+from envguard.knowledge.torch import LINUX_X86_64
+from envguard.rules.base import (
+    build_evidence,
+    ev,
+    gpu_cc,
+    pip_install_torch,
+    platform_of,
+    series,
+    torch_variant,
+    version,
+)
 from envguard.snapshot import FrameworkBuild, GpuInfo, RuntimeReport, Snapshot
 
 
@@ -22,20 +32,22 @@ class ArchRule:
         gpus = snapshot.gpu_list()
         if not gpus:
             return
+        platform = platform_of(snapshot)
         for build in snapshot.frameworks:
             if build.accelerator != "cuda" or build.name not in ("torch", "tensorflow", "paddle"):
                 continue
-            arch = self._arch_list(build, matrices)
+            arch = self._arch_list(build, matrices, platform)
             if arch is None:
                 limited = list(self._toolkit_limit(build, gpus, matrices))
                 if limited:
                     yield from limited
                     continue
                 names = ", ".join(sorted({g.name for g in gpus}))
+                wheels = f" ({platform} wheels)" if platform != LINUX_X86_64 and build.name == "torch" else ""
                 yield Finding(
                     "unknown-version", Severity.INFO,
-                    f"The architectures compiled into {build.name} {build.version} are not known to envguard, "
-                    f"so support for {names} is unverified.",
+                    f"The architectures compiled into {build.name} {build.version}{wheels} are not known to "
+                    f"envguard, so support for {names} is unverified.",
                     (build_evidence(build),),
                     "run `envguard check --deep` to read the arch list from the framework itself",
                     matrices.torch.meta.source if build.name == "torch" else None, build.name,
@@ -54,7 +66,7 @@ class ArchRule:
                     f"{build.name} {build.version}, which was compiled for {listed or 'no CUDA architecture'}.",
                     (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
                      build_evidence(build), ev("compiled architectures", listed, where)),
-                    self._fix(build, cc, matrices),
+                    self._fix(build, cc, matrices, platform),
                     reference, build.name,
                 )
 
@@ -96,7 +108,7 @@ class ArchRule:
 
     @staticmethod
     def _arch_list(
-        build: FrameworkBuild, matrices: Matrices
+        build: FrameworkBuild, matrices: Matrices, platform: str = LINUX_X86_64
     ) -> tuple[tuple[str, ...], tuple[str, ...], str, str] | None:
         """(SASS ccs, PTX ccs, where the list came from, the reference to cite)."""
         runtime = build.runtime
@@ -108,13 +120,16 @@ class ArchRule:
             return sass, ptx, f"{build.distribution}: {build.source}", f"{build.distribution}: {build.source}"
         if build.name == "torch":
             release, variant = torch_variant(build, matrices)
-            if variant is not None and variant.sass is not None:
+            arch = variant.arch(platform) if variant is not None else None
+            if variant is not None and arch is not None and arch.sass is not None:
                 label = f"torch.toml {release.version if release else ''} {variant.tag}"
-                return variant.sass, variant.ptx or (), label, f"{label}: {variant.prov.source}"
+                if platform != LINUX_X86_64:
+                    label += f" {platform}"
+                return arch.sass, arch.ptx or (), label, f"{label}: {arch.prov.source}"
         return None
 
     @staticmethod
-    def _fix(build: FrameworkBuild, cc: str, matrices: Matrices) -> str:
+    def _fix(build: FrameworkBuild, cc: str, matrices: Matrices, platform: str = LINUX_X86_64) -> str:
         if build.name != "torch":
             return f"install a {build.name} build compiled for compute capability {cc} (see its release notes)"
         current = version(series(build.version))
@@ -124,8 +139,8 @@ class ArchRule:
         newer = [pair for pair in known if current is None or pair[0] >= current]
         older = [pair for pair in reversed(known) if current is not None and pair[0] < current]
         for rv, release in newer + older:
-            candidates = [v for v in release.variants if v.cuda and v.sass is not None
-                          and runs_on(cc, v.sass, v.ptx or ())]
+            candidates = [v for v in release.variants if v.cuda and (a := v.arch(platform)).sass is not None
+                          and runs_on(cc, a.sass, a.ptx or ())]
             if not candidates:
                 continue
             variant = next((v for v in candidates if v.tag == release.pypi_default), candidates[0])

@@ -13,7 +13,7 @@ from packaging.version import Version
 from envguard.archs import version
 from envguard.findings import Evidence, Finding
 from envguard.knowledge import Matrices
-from envguard.knowledge.torch import TorchRelease, TorchVariant
+from envguard.knowledge.torch import TorchRelease, TorchVariant, wheel_platform
 from envguard.snapshot import (
     DriverInfo,
     FrameworkBuild,
@@ -26,7 +26,8 @@ from envguard.snapshot import (
 
 __all__ = [
     "CORE_FRAMEWORKS", "Pin", "Rule", "applicable_requirements", "build_evidence", "cuda_builds", "driver_evidence",
-    "ev", "gpu_cc", "marker_environment", "pip_install_torch", "series", "system_of", "torch_variant", "version",
+    "ev", "gpu_cc", "marker_environment", "pip_install_torch", "platform_of", "series", "system_of", "torch_variant",
+    "version",
 ]
 
 #: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
@@ -57,6 +58,12 @@ def system_of(snapshot: Snapshot) -> str:
         return "windows" if plat.startswith("win") else "darwin" if plat == "darwin" else "linux"
     host = snapshot.host.system.lower()
     return "windows" if host.startswith("win") else host or "linux"
+
+
+def platform_of(snapshot: Snapshot) -> str:
+    """The wheel platform of the target ("linux_x86_64", "linux_aarch64", "win_amd64"), for per-platform arch lists."""
+    machine = snapshot.python.machine if isinstance(snapshot.python, PythonInfo) else snapshot.host.arch
+    return wheel_platform(system_of(snapshot), machine or "x86_64")
 
 
 def cuda_builds(snapshot: Snapshot) -> Iterator[FrameworkBuild]:

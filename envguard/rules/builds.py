@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
@@ -17,7 +18,10 @@ from envguard.rules.base import (
     torch_variant,
     version,
 )
-from envguard.snapshot import FrameworkBuild, PythonInfo, Snapshot
+from envguard.snapshot import FrameworkBuild, PythonInfo, RuntimeReport, Snapshot
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 _CPU_FIX = {
     "torch": "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128  "
@@ -120,14 +124,12 @@ class PythonRule:
             if release is None:
                 bv = version(series(build.version))
                 if bv is not None and newest is not None and bv > newest:
-                    yield Finding(
-                        "unknown-version", Severity.INFO,
-                        f"{build.name} {build.version} is newer than envguard's matrices (newest known: "
-                        f"{newest}); its requirements are unknown, not assumed.",
-                        (build_evidence(build),), "update envguard to get newer matrices", None, build.name,
-                    )
+                    yield _newer_than_matrices(snapshot, build, str(newest))
                 continue
             if py is None or py.public in release.python or f"{py.major}.{py.minor}" in release.python:
+                compile_python = getattr(release, "compile_python", None)
+                if py is not None and compile_python is not None and py.public not in compile_python:
+                    yield _compile_finding(python, build, release.version, compile_python, release.prov.source)
                 continue
             yield Finding(
                 "python-unsupported", Severity.ERROR,
@@ -140,6 +142,50 @@ class PythonRule:
                 f"Python {py.major}.{py.minor}",
                 release.prov.source, build.name,
             )
+
+
+def _newer_than_matrices(snapshot: Snapshot, build: FrameworkBuild, newest: str) -> Finding:
+    """unknown-version (info): a release the matrices lack is judged by what the install says about itself."""
+    pins = applicable_requirements(snapshot, build.distribution)
+    pinned = [f"{r.name}{'[' + ','.join(sorted(r.extras)) + ']' if r.extras else ''}{r.specifier}"
+              for r in (p.requirement for p in pins)
+              if r.specifier and (r.name.lower().startswith("nvidia-") or r.name.lower() == "cuda-toolkit")]
+    known = []
+    if build.cuda and build.accelerator == "cuda":
+        known.append(f"CUDA {build.cuda} from {build.source}")
+    if pinned:
+        known.append(f"{', '.join(pinned)} from its Requires-Dist")
+    unknown = ["its supported Python range"]
+    runtime_arch = isinstance(build.runtime, RuntimeReport) and bool(build.runtime.arch_list)
+    if build.accelerator == "cuda" and not build.arch_list and not runtime_arch:
+        unknown.append("its compiled architectures")
+    judged = (f"it is judged by what the install says about itself ({'; '.join(known)}), "
+              if known else "nothing in the install names its CUDA build, ")
+    return Finding(
+        "unknown-version", Severity.INFO,
+        f"{build.name} {build.version} is newer than envguard's matrices (newest known: {newest}): {judged}"
+        f"and {' and '.join(unknown)} {'are' if len(unknown) > 1 else 'is'} unknown, not assumed.",
+        (build_evidence(build), *(ev("requires", p, f"{build.distribution} Requires-Dist") for p in pinned)),
+        "update envguard to get newer matrices; `envguard check --deep` reads the compiled architectures from "
+        "the framework itself",
+        None, build.name,
+    )
+
+
+def _compile_finding(
+    python: PythonInfo, build: FrameworkBuild, series_: str, spec: SpecifierSet, source: str
+) -> Finding:
+    """python-unsupported (warning): the wheels install and run eagerly, but torch.compile refuses this Python."""
+    return Finding(
+        "python-unsupported", Severity.WARNING,
+        f"torch.compile does not run on Python {python.version} with {build.name} {series_} (its Dynamo "
+        f"accepts Python {spec}); eager code runs, torch.compile raises.",
+        (ev("python", python.version, python.executable), build_evidence(build),
+         ev("torch.compile supports", f"Python {spec}", f"torch.toml {series_} compile_python")),
+        f"for torch.compile use a Python matching {spec} (e.g. `uv venv --python {_suggest_python(str(spec))}`), "
+        "or a newer torch release",
+        source, build.name,
+    )
 
 
 def _suggest_python(spec: str) -> str:
