@@ -119,6 +119,12 @@ class PythonRule:
             elif build.name == "tensorflow":
                 release = matrices.tensorflow.release(build.version)  # type: ignore[assignment] # reason: both have .python/.prov
                 newest = matrices.tensorflow.newest()
+            elif build.name == "jax":
+                release = matrices.jax.release(build.version)  # type: ignore[assignment] # reason: has .python/.prov
+                newest = matrices.jax.newest()
+            elif build.name == "paddle":
+                release = matrices.paddle.release(build.version)  # type: ignore[assignment] # reason: has .python/.prov
+                newest = matrices.paddle.newest()
             else:
                 continue
             if release is None:

@@ -222,6 +222,17 @@ def test_python_312_with_torch_21(matrices: Matrices) -> None:
     assert "3.12.0" in finding.message
 
 
+def test_python_outside_jax_and_paddle_releases(matrices: Matrices) -> None:
+    """jax.toml and paddle.toml record each release's Python range too (jax 0.4.30 needs >= 3.9; Paddle 2.4 < 3.11)."""
+    jax = FrameworkBuild("jax", "jaxlib", "0.4.30", "cpu", None, None)
+    assert "3.8.10" in only(make_snapshot(python=linux_python("3.8.10"), frameworks=[jax]), matrices,
+                            "python-unsupported").message
+    assert "python-unsupported" not in codes(make_snapshot(python=linux_python("3.11.4"), frameworks=[jax]), matrices)
+    paddle = FrameworkBuild("paddle", "paddlepaddle-gpu", "2.4.2.post117", "cuda", "11.7", None)
+    assert "3.12.4" in only(make_snapshot(python=linux_python("3.12.4"), frameworks=[paddle]), matrices,
+                            "python-unsupported").message
+
+
 def test_newer_torch_than_matrices_is_unknown_not_judged(matrices: Matrices) -> None:
     snap = make_snapshot(python=linux_python("3.16.0"), frameworks=[torch_build("9.1.0+cpu", None)])
     assert codes(snap, matrices) == ["unknown-version"]
