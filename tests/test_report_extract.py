@@ -116,3 +116,25 @@ def test_every_line_reaches_the_catalogue() -> None:
     text = "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.1.0.\nTF 2.4.1 on Ubuntu 20.04\n"
     snapshot, _ = parse_report(text, "msg")
     assert snapshot.observed_errors and "Loaded runtime CuDNN library" in snapshot.observed_errors[0]
+
+
+def test_a_cpu_fallback_message_on_a_gpu_machine_is_an_error() -> None:
+    """JAX's fallback message alone says only "a GPU may be present" (warning); with the NVIDIA driver the same
+    report states, it is a CPU-only build on a GPU machine (error). The message is JAX's own wording."""
+    from envguard.commands.check import check_report
+    from envguard.findings import Severity
+
+    message = ("An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. "
+               "Falling back to cpu.")
+    alone = check_report(message, "alone").findings
+    assert [(f.code, f.severity) for f in alone] == [("cpu-only-build", Severity.WARNING)]
+    with_driver = check_report(f"{message}\nNvidia driver version: 550.144.03\n", "machine").findings
+    assert [(f.code, f.severity) for f in with_driver] == [("cpu-only-build", Severity.ERROR)]
+    assert any(e.fact == "NVIDIA driver" for e in with_driver[0].evidence)
+
+
+def test_a_pip_listing_without_a_jax_plugin_is_the_cpu_jaxlib() -> None:
+    snapshot, _ = parse_report("jax==0.4.30\njaxlib==0.4.30\n", "pip")
+    assert snapshot.framework("jax").accelerator == "cpu"  # type: ignore[union-attr]
+    snapshot, _ = parse_report("jax: 0.4.30\njaxlib: 0.4.30\n", "print_environment_info")
+    assert snapshot.framework("jax").accelerator is None  # type: ignore[union-attr] # does not list plugins

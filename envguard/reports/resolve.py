@@ -257,9 +257,11 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 build = replace(build, cudnn=compiled.value)
         elif build.name == "jax":
             jaxlib = pkgs.get("jaxlib")
-            unknown_plugin = build.accelerator == "cpu" and not any(
+            listed = jaxlib is not None and jaxlib.tier == TOOL and jaxlib.how.startswith(("pip ", "package list"))
+            unknown_plugin = build.accelerator == "cpu" and not listed and not any(
                 n.startswith("jax-cuda") for n in pkgs) and "+" not in (jaxlib.value if jaxlib else "")
-            # NOTE: a report that lists jaxlib but no plugin may simply not list the plugin: unknown, not "cpu".
+            # NOTE: a report that names jaxlib but no plugin may simply not list the plugin: unknown, not "cpu";
+            # a pip listing (pip list / freeze / show) lists the jax-cuda plugins too, so there it is the CPU build.
             build = replace(build, accelerator=None if unknown_plugin else build.accelerator,
                             source=jaxlib.source if jaxlib else build.source)
         elif build.name == "paddle":

@@ -37,12 +37,30 @@ class SignatureRule:
                 continue
             seen.add(sig.id)
             line = _excerpt(match)
+            severity = Severity.parse(sig.severity)
+            evidence = [Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}")]
+            machine = _gpu_machine(snapshot)
+            if sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
+                # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
+                # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
+                severity = Severity.ERROR
+                evidence.append(machine)
             yield Finding(
-                sig.code, Severity.parse(sig.severity),
+                sig.code, severity,
                 f"The report shows \"{line}\": {sig.cause}",
-                (Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}"),),
-                sig.check, sig.prov.source, SUBJECT,
+                tuple(evidence), sig.check, sig.prov.source, SUBJECT,
             )
+
+
+def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
+    """The GPU or NVIDIA driver the facts show, as evidence (None when they show neither)."""
+    gpus = snapshot.gpu_list()
+    if gpus:
+        return Evidence("GPU", gpus[0].name, gpus[0].source)
+    driver = snapshot.driver
+    if not isinstance(driver, Unavailable) and driver.version:
+        return Evidence("NVIDIA driver", driver.version, driver.source)
+    return None
 
 
 def _excerpt(match: SignatureMatch, width: int = 160) -> str:
