@@ -138,3 +138,12 @@ def test_a_pip_listing_without_a_jax_plugin_is_the_cpu_jaxlib() -> None:
     assert snapshot.framework("jax").accelerator == "cpu"  # type: ignore[union-attr]
     snapshot, _ = parse_report("jax: 0.4.30\njaxlib: 0.4.30\n", "print_environment_info")
     assert snapshot.framework("jax").accelerator is None  # type: ignore[union-attr] # does not list plugins
+
+
+def test_a_message_wrapped_onto_the_next_line_is_recognised() -> None:
+    """TensorFlow's cuDNN message as a log viewer wrapped it (tensorflow/tensorflow#26150-style paste)."""
+    text = ("2019-04-01 E tensorflow/stream_executor/cuda/cuda_dnn.cc:334] Loaded runtime CuDNN library: 7.3.1 but"
+            " source was\n    compiled with: 7.4.2.  CuDNN library major and minor version needs to match\n")
+    snapshot, _ = parse_report(text, "wrapped")
+    assert any("compiled with: 7.4.2" in line for line in snapshot.observed_errors)
+    assert [c.version for c in snapshot.cudnn] == ["7.3.1"]  # type: ignore[union-attr]

@@ -100,20 +100,35 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
 
 
 def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, str, list[Mention]]]:
-    """(line index, line, facts) of every line the signature catalogue recognises — every line reaches it."""
-    match = errors_matrix.match
-    out: list[tuple[int, str, list[Mention]]] = []
-    by_line: dict[str, int] = {}
+    """(line index, text, facts) of every line the signature catalogue recognises — every line reaches it — and of
+    messages a log or a paste wrapped onto the next line ("Loaded runtime CuDNN library: 7.3.1 but source was" /
+    "compiled with: 7.4.2."), matched on the two lines joined when neither matches alone."""
+    first: dict[str, int] = {}
     for i, line in enumerate(lines):
-        if line.strip():
-            by_line.setdefault(line.strip()[:MAX_LINE_CHARS], i)
-    for found in match(list(by_line)):
-        index = by_line.get(found.line, by_line.get(found.line[:500], -1))
-        if index < 0:
-            index = next((i for t, i in by_line.items() if t.startswith(found.line[:200])), 0)
+        text = line.strip()[:MAX_LINE_CHARS]
+        if text:
+            first.setdefault(text, i)
+    out: list[tuple[int, str, list[Mention]]] = []
+    alone: set[tuple[int, str]] = set()
+    by_prefix = {text[:500]: i for text, i in first.items()}
+    for found in errors_matrix.match(list(first)):
+        index = by_prefix.get(found.line, 0)
+        alone.add((index, found.signature.id))
         facts = list(extract.from_signature(found.signature.id, found.signature.code, dict(found.groups), index + 1))
-        out.append((index, lines[index].strip()[:500], facts))
-    return out
+        out.append((index, found.line, facts))
+    joined: dict[str, int] = {}
+    for i in range(len(lines) - 1):
+        a, b = lines[i].strip(), lines[i + 1].strip()
+        if a and b and not a.endswith((".", "!", "?", ")", "]")):
+            joined.setdefault(f"{a} {b}"[:MAX_LINE_CHARS], i)
+    by_prefix = {text[:500]: i for text, i in joined.items()}
+    for found in errors_matrix.match(list(joined)):
+        index = by_prefix.get(found.line, 0)
+        if (index, found.signature.id) in alone or (index + 1, found.signature.id) in alone:
+            continue
+        facts = list(extract.from_signature(found.signature.id, found.signature.code, dict(found.groups), index + 1))
+        out.append((index, found.line, facts))
+    return sorted(out, key=lambda item: item[0])
 
 
 def _from_json(text: str, name: str) -> Snapshot | None:
