@@ -94,6 +94,7 @@ GROUP_SHAPES = {
     "cuda": r"\d{1,2}\.\d{1,2}",
     "required_cuda": r"\d{1,2}\.\d{1,2}",
     "required_driver": r"\d{3}\.\d{1,3}(?:\.\d{1,3})?",
+    "family": r"[A-Z][a-z]{2,20}",
     "cudnn_loaded": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
     "cudnn_compiled": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
     "nccl": r"2\.\d{1,2}\.\d{1,2}",
@@ -528,7 +529,7 @@ LINES: list[tuple[str, Expected]] = [
       ' Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86 , it is recommended to'
       ' install the corresponding wheel package according to the installation information on the official'
       ' Paddle website.**'),
-     {'paddle-gpu-arch-not-compiled': {'archs': '70 75 80 86'}}),
+     {'paddle-gpu-arch-not-compiled': {'family': 'Pascal', 'archs': '70 75 80 86'}}),
     # finic-ai/rag-stack#44
     ('libcublas.so.*[0-9] not found in the system path',
      {'torch-cuda-lib-not-in-path': {'lib': 'libcublas.so'}}),

@@ -147,3 +147,17 @@ def test_a_message_wrapped_onto_the_next_line_is_recognised() -> None:
     snapshot, _ = parse_report(text, "wrapped")
     assert any("compiled with: 7.4.2" in line for line in snapshot.observed_errors)
     assert [c.version for c in snapshot.cudnn] == ["7.3.1"]  # type: ignore[union-attr]
+
+
+def test_a_gpu_older_than_every_listed_architecture_has_no_kernels() -> None:
+    """Paddle's own warning (gpu_resources.cc) names the GPU family and the wheel's archs: Pascal (6.x) is older than
+    every one of 70 75 80 86, and PTX only JIT-compiles forward, so this is an error, not a PTX-JIT warning."""
+    from envguard.commands.check import check_report
+    from envguard.findings import Severity
+
+    line = ("W0726 gpu_resources.cc:96] The GPU architecture in your current machine is {}, which is not compatible "
+            "with Paddle installation with arch: 70 75 80 86 , it is recommended to install the corresponding wheel")
+    older = check_report(line.format("Pascal"), "pascal").findings
+    assert [(f.code, f.severity) for f in older] == [("arch-unsupported", Severity.ERROR)]
+    newer = check_report(line.format("Hopper"), "hopper").findings
+    assert [(f.code, f.severity) for f in newer] == [("arch-unsupported", Severity.WARNING)]

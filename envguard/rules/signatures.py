@@ -40,7 +40,13 @@ class SignatureRule:
             severity = Severity.parse(sig.severity)
             evidence = [Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}")]
             machine = _gpu_machine(snapshot)
-            if sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
+            older = _older_than_every_arch(match, snapshot, matrices) if sig.code == "arch-unsupported" else None
+            if older is not None and severity is Severity.WARNING:
+                # PTX compiled for an architecture only JIT-compiles for that one and newer GPUs: a GPU older than
+                # every architecture the build lists has no kernels at all.
+                severity = Severity.ERROR
+                evidence.append(older)
+            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
                 severity = Severity.ERROR
@@ -50,6 +56,27 @@ class SignatureRule:
                 f"The report shows \"{line}\": {sig.cause}",
                 tuple(evidence), sig.check, sig.prov.source, SUBJECT,
             )
+
+
+def _older_than_every_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """Evidence that the GPU (named by the message's architecture family, or the report's GPUs) is older than
+    every architecture in the message's list ("arch: 70 75 80 86"); None when that is not shown."""
+    listed = [int(a) for a in match.groups.get("archs", "").split() if a.isdigit()]
+    if not listed:
+        return None
+    family = match.groups.get("family", "").lower()
+    ccs = [a.cc for a in matrices.gpu_arch.archs if family and a.family.lower().startswith(family)]
+    where = f"errors.toml {match.signature.id}: {family} family (gpu-arch.toml)"
+    if not ccs:
+        ccs = [g.compute_capability for g in snapshot.gpu_list() if g.compute_capability]
+        where = "the report's GPUs"
+    if not ccs:
+        return None
+    newest = max(int(cc.replace(".", "")) for cc in ccs)
+    if newest >= min(listed):
+        return None
+    return Evidence("GPU architecture", f"compute capability <= {newest // 10}.{newest % 10}, older than every listed "
+                    f"architecture ({' '.join(str(a) for a in listed)})", where)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
