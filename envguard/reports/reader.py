@@ -150,7 +150,8 @@ def _from_json(text: str, name: str) -> Snapshot | None:
 
 def _has_facts(snapshot: Snapshot) -> bool:
     return bool(
-        snapshot.host.distro or snapshot.frameworks or snapshot.packages or snapshot.gpu_list() or snapshot.observed_errors
+        snapshot.host.distro or snapshot.frameworks or snapshot.packages or snapshot.gpu_list()
+        or snapshot.observed_errors
         or snapshot.toolkit_list() or not isinstance(snapshot.cudnn, Unavailable)
         or not isinstance(snapshot.driver, Unavailable) or not isinstance(snapshot.python, Unavailable)
         or snapshot.driver.code not in (None, NOT_REPORTED)
