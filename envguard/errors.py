@@ -33,3 +33,11 @@ class MatrixSchemaError(MatrixError, ValueError):
 
 class LockError(InputError):
     """A lock cannot be made (unknown package, conflict, no CUDA build of that release) or read back."""
+
+
+class PlannedLockError(LockError):
+    """Resolving or checking failed after the build was planned; carries the plan for `lock --json`."""
+
+    def __init__(self, message: str, plan: dict[str, object]) -> None:
+        super().__init__(message)
+        self.plan = plan

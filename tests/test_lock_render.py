@@ -253,10 +253,13 @@ def test_docker_base_image_override(m: Matrices) -> None:
     spec = _spec("10.2", "3.9")  # nothing in the matrices fits; the override is taken as given
     base = choose_base_image(spec, m, opts)
     assert base.ref == "registry.local:5000/team/cuda:12.4-py310"
-    assert base.python_packages == ("python3", "python3-venv") and base.python_exe == "python3"
+    # Its own python3.9 is used when it has one: a base that ships Python must not get the OS's python3 instead.
+    assert base.python_packages == ("python3", "python3-venv") and base.python_exe == "python3.9"
     text = render_docker(spec, m, opts).text
     assert "ARG BASE_IMAGE=registry.local:5000/team/cuda:12.4-py310\n" in text
+    assert "RUN command -v python3.9 >/dev/null 2>&1 || (apt-get update" in text
     assert "--no-install-recommends python3 python3-venv ca-certificates" in text
+    assert "RUN python3.9 -m venv /opt/venv" in text
 
 
 def test_docker_bad_base_image_override(m: Matrices) -> None:

@@ -408,7 +408,7 @@ def test_tensorflow_cuda_adds_and_cuda_and_narrows_the_release(m: Matrices) -> N
     p = _plan(m, "tensorflow==2.21.*", cuda="12.4")
     assert p.requirements == ("tensorflow[and-cuda]==2.21.*,==2.21.*",)
     assert p.target == LockTarget("3.11", "linux-x86_64", "12.5", "and-cuda", "9.3", None, "525.60.13")
-    assert "built for CUDA 12.5 (the 12.x family of --cuda 12.4)" in p.reasons[0]
+    assert "TensorFlow 2.21: the releases built for CUDA 12.x (--cuda 12.4)" in p.reasons[0]
 
 
 def test_tensorflow_cpu_and_conflicts(m: Matrices) -> None:

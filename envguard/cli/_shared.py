@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import NoReturn
 
 import click
@@ -25,12 +26,13 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty()
 
 
-def fail(message: str, fmt: str, command: str) -> NoReturn:
-    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode)."""
+def fail(message: str, fmt: str, command: str, extra: Mapping[str, object] | None = None) -> NoReturn:
+    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode, with
+    ``extra`` keys such as lock's ``plan``)."""
     if fmt == "json":
         from envguard.formatters.json import error_envelope
 
-        click.echo(error_envelope(command, message, EXIT_CANNOT_RUN), nl=False)
+        click.echo(error_envelope(command, message, EXIT_CANNOT_RUN, extra), nl=False)
     click.echo(f"envguard: error: {message}", err=True)
     raise SystemExit(EXIT_CANNOT_RUN)
 

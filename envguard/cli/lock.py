@@ -58,13 +58,24 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.option("--tag", metavar="IMAGE", help="Tag for --build.  [default: envguard-lock:<fingerprint>]")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds the resolver may take.")
+@click.option("-c", "--constraint", "constraint_files", multiple=True, metavar="FILE",
+              help="Constrain versions with FILE (pip's -c): limits, never adds, packages.")
+@click.option("--for", "for_paths", multiple=True, metavar="SNAPSHOT|DIR",
+              help="Lock for the machine(s) a snapshot (`envguard snapshot`, or `check --format json`) was taken "
+                   "on; a folder of them: the lock must run on every node. --cuda auto then uses them, not this host.")
+@click.option("--driver", metavar="VERSION", help="Target NVIDIA driver (e.g. 580.65.06) for --cuda auto.")
+@click.option("--gpu", "gpus", multiple=True, metavar="NAME", help="Target GPU by name (e.g. 'Tesla V100-SXM2-32GB'); "
+              "repeatable.")
+@click.option("--cc", "ccs", multiple=True, metavar="X.Y", help="Target GPU compute capability (e.g. 7.0); repeatable.")
+@click.option("--os", "os_tag", metavar="TAG", help="OS of the Dockerfile's base image (e.g. ubuntu24.04, debian12).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON envelope instead of text.")
 def lock(
     requirements: tuple[str, ...], requirement_files: tuple[str, ...], pyproject: str | None, from_current: bool,
     python: str | None, cuda: str | None, platform_: str | None, fmt: str, output_dir: str, force: bool,
     dry_run: bool, resolver: str, index_url: str | None, extra_index_urls: tuple[str, ...],
     find_links: tuple[str, ...], no_index: bool, base_image: str | None, wheelhouse: str | None, build: bool,
-    tag: str | None, timeout_s: float, as_json: bool,
+    tag: str | None, timeout_s: float, constraint_files: tuple[str, ...], for_paths: tuple[str, ...],
+    driver: str | None, gpus: tuple[str, ...], ccs: tuple[str, ...], os_tag: str | None, as_json: bool,
 ) -> None:
     """Lock an environment to exact, hash-checked pins matched to its CUDA build.
 
@@ -73,6 +84,8 @@ def lock(
     envguard lock -r requirements.in --cuda auto
     envguard lock --from-current --python .venv -o lock/
     envguard lock torch --cuda cpu --format docker --build --tag myimage
+    envguard lock torch torchvision --for node-snapshots/ -o lock/      (lock on a CPU runner for a GPU fleet)
+    envguard lock torch --driver 580.65.06 --gpu 'Tesla V100-SXM2-32GB'
     """
     from envguard.formatters.lockfiles import lock_json, lock_text
 
@@ -88,10 +101,13 @@ def lock(
             index_url=index_url, extra_index_urls=extra_index_urls, find_links=find_links, no_index=no_index,
             base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,
             stdin=sys.stdin.buffer.read() if "-" in requirement_files else None,
+            for_paths=for_paths, driver=driver, gpus=gpus, ccs=ccs, os_tag=os_tag, constraint_files=constraint_files,
         )
         outcome = use.lock(options)
     except EnvguardError as exc:
-        fail(str(exc), out_fmt, "lock")
+        from envguard.errors import PlannedLockError
+
+        fail(str(exc), out_fmt, "lock", extra={"plan": exc.plan} if isinstance(exc, PlannedLockError) else None)
     if as_json:
         click.echo(lock_json(outcome, dry_run=dry_run, exit_code=EXIT_OK), nl=False)
     else:

@@ -19,9 +19,13 @@ from envguard.probes import ProbeContext
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from packaging.requirements import Requirement
+
+    from envguard.knowledge import Matrices
     from envguard.lock.render import LockOutcome
-    from envguard.lock.request import HostFacts
-    from envguard.lock.spec import LockSpec
+    from envguard.lock.request import HostFacts, LockPlan
+    from envguard.lock.resolve import Resolution, Resolver, ResolveRequest
+    from envguard.lock.spec import LockSpec, LockTarget
     from envguard.lock.verify import VerifyResult
 
 
@@ -57,6 +61,13 @@ class LockOptions:
     timeout_s: float = 600.0
     #: The bytes of stdin when a requirements file is "-".
     stdin: bytes | None = None
+    #: Lock for other machines: snapshots (or folders of them) taken there, and manual facts.
+    for_paths: tuple[str, ...] = ()
+    driver: str | None = None
+    gpus: tuple[str, ...] = ()
+    ccs: tuple[str, ...] = ()
+    os_tag: str | None = None
+    constraint_files: tuple[str, ...] = ()
 
 
 def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
@@ -74,6 +85,27 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
 def _platform_tag(system: str, machine: str) -> str:
     """("linux", "AMD64") → "linux-x86_64": the lock's platform names."""
     return f"{system}-{machine.lower().replace('amd64', 'x86_64').replace('arm64', 'aarch64')}"
+
+
+def _target_facts(options: LockOptions, environ: Mapping[str, str], wanted: bool) -> HostFacts | None:
+    """The machine(s) to lock for: --for snapshots and --driver/--gpu/--cc, else (when ``wanted``) this host."""
+    from envguard.commands._io import read_snapshot
+    from envguard.errors import LockError
+    from envguard.lock import targets
+
+    snaps = []
+    for path in options.for_paths:
+        p = Path(path)
+        files = sorted(f for f in p.iterdir() if f.suffix == ".json" and f.is_file()) if p.is_dir() else [p]
+        if not files:
+            raise LockError(f"--for {path}: the folder holds no *.json snapshot")
+        snaps += [(str(f), read_snapshot(str(f))) for f in files]
+    base = targets.from_snapshots(snaps) if snaps else None
+    facts = targets.manual(load_matrices(env=dict(environ)), driver=options.driver, gpus=options.gpus,
+                           ccs=options.ccs, base=base)
+    if facts is not None:
+        return facts
+    return _host_facts(environ) if wanted else None
 
 
 def _host_facts(environ: Mapping[str, str]) -> HostFacts:
@@ -115,7 +147,6 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         raise LockError("--build needs the docker format (--format docker,...)")
     if options.wheelhouse and not Path(options.wheelhouse).is_dir():
         raise InputError(f"--wheelhouse {options.wheelhouse} is not a folder")
-    docker_opts = _render.DockerOptions(options.base_image, bool(options.wheelhouse))
     if options.base_image:
         _render.check_image_ref(options.base_image)
     if options.tag:
@@ -156,31 +187,51 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     python = _request.python_minor(version)
     platform_ = options.platform or plat
     names = {r.name.lower() for r in reqs}
-    host = _host_facts(environ) if cuda == "auto" and names & {"torch", "torchvision", "torchaudio"} else None
+    frameworks = {"torch", "torchvision", "torchaudio", "tensorflow", "jax"}
+    host = _target_facts(options, environ, cuda == "auto" and bool(names & frameworks))
+    if options.os_tag and options.os_tag not in {o.tag for o in mats.cuda_images.oses}:
+        raise LockError(f"--os {options.os_tag!r}: cuda-images.toml knows "
+                        + ", ".join(o.tag for o in mats.cuda_images.oses))
+    constraints: tuple[str, ...] = ()
+    for path in options.constraint_files:
+        text, name = read_text_input(path, what="constraints file")
+        constraints += tuple(str(r) for r in _request.parse_requirements(text.splitlines(), name))
     plan = _request.plan(mats, reqs, python=python, platform=platform_, cuda=cuda, host=host,
                          extra_index_urls=options.extra_index_urls)
-    resolver = choose_resolver(options.resolver, environ, _subprocess.run)
     native = interpreter if interpreter and platform_ == plat and _request.python_minor(version) == python else None
     request = ResolveRequest(
         requirements=plan.requirements, python=python, platform=platform_,
         extra_index_urls=tuple(i.url for i in plan.indexes) + tuple(options.extra_index_urls),
         index_url=options.index_url, find_links=tuple(os.path.abspath(f) for f in options.find_links),
-        no_index=options.no_index, interpreter=native, timeout_s=options.timeout_s,
+        no_index=options.no_index, interpreter=native, timeout_s=options.timeout_s, constraints=constraints,
     )
-    resolution = resolver.resolve(request, _subprocess.run)
-    _request.check_resolution(plan, resolution.packages)
+    try:
+        resolver = choose_resolver(options.resolver, environ, _subprocess.run)
+        resolution, target, checked = _resolve_built(resolver, request, plan, mats, host, reqs)
+    except LockError as exc:
+        from envguard.errors import PlannedLockError
+
+        raise PlannedLockError(str(exc), plan.to_dict()) from None
+    reasons = plan.reasons + checked
     from envguard.lock.spec import IndexUse
 
     indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
     if options.index_url:
         indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
     spec = _Spec(
-        target=plan.target, packages=resolution.packages, indexes=indexes,
+        target=target, packages=resolution.packages, indexes=indexes,
         mode="current" if options.from_current else "request",
         requirements=tuple(str(r) for r in reqs), resolver=resolution.resolver, envguard_version=__version__,
         matrices=tuple(m.describe() for m in (mats.torch.meta, mats.cuda_driver.meta, mats.cuda_images.meta)),
         skipped=skipped,
     )
+    docker_opts = _render.DockerOptions(options.base_image, bool(options.wheelhouse), options.os_tag)
+    if "docker" in options.formats:
+        base = _render.choose_base_image(spec, mats, docker_opts).ref
+        digest = _local_digest(base, environ)
+        if digest:
+            docker_opts = _render.DockerOptions(options.base_image, bool(options.wheelhouse), options.os_tag,
+                                                ((base, digest),))
     files = _render.render(spec, mats, tuple(options.formats), docker_opts)
     wheels: list[tuple[str, str]] = []
     if options.wheelhouse and "docker" in options.formats:
@@ -206,7 +257,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             raise LockError(f"--wheelhouse {options.wheelhouse} has no file matching the locked hash of "
                             f"{', '.join(lacking[:5])}")
     if options.dry_run:
-        return _render.LockOutcome(spec, files, (), plan.reasons, tuple(w for w, _ in wheels))
+        return _render.LockOutcome(spec, files, (), reasons, tuple(w for w, _ in wheels), plan=plan.to_dict())
     from envguard import engine
 
     # NOTE: before writing, so that --build without an engine leaves nothing behind.
@@ -229,7 +280,139 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         args = {"BASE_IMAGE": options.base_image} if options.base_image else {}
         built = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
         image = _render.BuiltImage(built.tag, built.image_id, built.duration_s)
-    return _render.LockOutcome(spec, files, written, plan.reasons, tuple(w for w, _ in wheels), image)
+    return _render.LockOutcome(spec, files, written, reasons, tuple(w for w, _ in wheels), image, plan.to_dict())
+
+
+#: Rounds of "exclude the mismatched companion and resolve again" before refusing.
+_ROUNDS = 3
+
+
+def _resolve_built(
+    resolver: Resolver, request: ResolveRequest, plan: LockPlan, mats: Matrices, host: HostFacts | None,
+    reqs: tuple[Requirement, ...],
+) -> tuple[Resolution, LockTarget, tuple[str, ...]]:
+    """Resolve, then check every companion against the chosen build from the wheels themselves; exclude a
+    mismatched companion release and resolve again, or refuse: never a lock `envguard check` would fail.
+
+    :raises LockError: the resolver's reason, or the mismatch that no re-resolution fixes.
+    """
+    from dataclasses import replace
+
+    from envguard import _subprocess
+    from envguard.errors import LockError
+    from envguard.lock import companions, wheels
+    from envguard.lock import request as _request
+
+    reasons: list[str] = []
+    newer = None
+    with ThreadPoolExecutor(max_workers=4, thread_name_prefix="envguard-lock") as pool:
+        probe = _newest_probe(plan, reqs, mats)
+        if probe is not None:
+            newer = pool.submit(resolver.newest, request, probe, _subprocess.run)
+        for attempt in range(_ROUNDS + 1):
+            try:
+                resolution = resolver.resolve(request, _subprocess.run)
+            except LockError as exc:
+                if not request.constraints or attempt == 0:
+                    raise
+                raise LockError(f"{exc} (after excluding {', '.join(request.constraints)}: {'; '.join(reasons)})"
+                                ) from None
+            _request.check_resolution(plan, resolution.packages)
+            check_target = plan.target
+            if plan.unknown_release:
+                derived, _ = companions.wheel_target(plan.target, resolution.packages, force=True)
+                check_target = replace(derived, variant=companions.cuda_tag(derived.cuda))
+            need = companions.needs_embedded(check_target, resolution.packages)
+            embedded: dict[str, str | None] = {}
+            if need:
+                urls = resolver.file_urls(request, need, _subprocess.run, resolution)
+                found = {p.key: pool.submit(wheels.embedded_version, urls[p.key], p.key,
+                                            timeout_s=min(request.timeout_s, 60.0))
+                         for p in need if p.key in urls}
+                embedded = {k: f.result() for k, f in found.items()}
+            bad, notes = companions.mismatches(check_target, resolution.packages, embedded)
+            fixable = [m for m in bad if m.constraint and m.constraint not in request.constraints]
+            if not bad:
+                break
+            if len(fixable) < len(bad) or attempt == _ROUNDS:
+                raise LockError("the resolved set does not match the planned build, so `envguard check` would "
+                                "fail it: " + "; ".join(m.detail for m in bad) + " (refusing to write the lock)")
+            reasons += [f"{m.detail}: excluded ({m.constraint}) and resolved again" for m in fixable]
+            request = replace(request, constraints=request.constraints + tuple(str(m.constraint) for m in fixable))
+        reasons += notes
+        if newer is not None:
+            reasons += _newer_note(newer.result(), resolution, mats)
+    target = plan.target
+    if plan.unknown_release:
+        target, why = companions.wheel_target(target, resolution.packages, force=True)
+        reasons += why
+        if plan.target.cuda and target.cuda != plan.target.cuda:
+            raise LockError(f"--cuda {plan.target.cuda}: the default index's torch "
+                            f"{next((p.version for p in resolution.packages if p.key == 'torch'), '?')} is a "
+                            f"{'CUDA ' + target.cuda if target.cuda else 'CPU'} build, and torch.toml does not know "
+                            "which index serves its other builds")
+    else:
+        target, why = companions.wheel_target(target, resolution.packages)
+        reasons += why
+    if target.cuda != plan.target.cuda:
+        target = replace(target, driver_floor=_request.driver_floor(mats, target.cuda))
+        if host is not None and host.driver and target.driver_floor:
+            from packaging.version import Version
+
+            if Version(host.driver) < Version(target.driver_floor):
+                raise LockError(f"the locked wheels bring CUDA {target.cuda}, which needs driver >= "
+                                f"{target.driver_floor}; the target ({host.source}) has {host.driver}")
+    return resolution, target, tuple(reasons)
+
+
+def _newest_probe(plan: LockPlan, reqs: tuple[Requirement, ...], mats: Matrices) -> str | None:
+    """"torch" when the request leaves torch open above the newest release torch.toml knows."""
+    from packaging.version import Version
+
+
+    if plan.unknown_release or not mats.torch.releases:
+        return None
+    torch_req = next((r for r in reqs if r.name.lower() == "torch"), None)
+    if torch_req is None and not any(r.name.lower() in ("torchvision", "torchaudio") for r in reqs):
+        return None
+    top = Version(mats.torch.releases[0].version)
+    spec = torch_req.specifier if torch_req is not None else None
+    later = f"{top.major}.{top.minor + 1}.0"
+    return "torch" if spec is None or spec.contains(later, prereleases=True) else None
+
+
+def _newer_note(newest: str | None, resolution: Resolution, mats: Matrices) -> tuple[str, ...]:
+    from packaging.version import Version
+
+    pinned = next((p.version for p in resolution.packages if p.key == "torch"), None)
+    if newest is None or pinned is None:
+        return ()
+    top = mats.torch.releases[0].version
+    if Version(newest) <= Version(pinned) or Version(newest).public.startswith(top + "."):
+        return ()
+    return (f"torch {newest} is on the index, newer than the newest release torch.toml knows ({top}): pinned "
+            f"torch {pinned}, whose CUDA build, cuDNN, NCCL and GPU architectures are sourced facts; ask for "
+            f"torch=={Version(newest).major}.{Version(newest).minor}.* to lock the newer release (envguard then "
+            "reads its CUDA from the wheels and reports the rest unknown)",)
+
+
+def _local_digest(ref: str, environ: Mapping[str, str]) -> str | None:
+    """The registry digest of ``ref`` when a Docker engine answers and has the image (no pull, no registry)."""
+    if "@" in ref or environ.get("ENVGUARD_NO_ENGINE"):
+        return None
+    from envguard import engine
+
+    try:
+        client = engine.connect(timeout_s=5.0)
+        image = client.images.get(ref)
+    except Exception:
+        return None
+    repo = ref.rsplit(":", 1)[0] if ":" in ref.rsplit("/", 1)[-1] else ref
+    for item in image.attrs.get("RepoDigests") or ():
+        name, _, digest = str(item).partition("@")
+        if digest.startswith("sha256:") and (name == repo or name.endswith("/" + repo)):
+            return digest
+    return None
 
 
 def read_lock(path: str) -> tuple[LockSpec, str]:

@@ -51,6 +51,7 @@ def lock_json(outcome: LockOutcome, *, dry_run: bool, exit_code: int) -> str:
         "dry_run": dry_run,
         "lock": outcome.spec.to_dict(),
         "reasons": list(outcome.reasons),
+        "plan": outcome.plan,
         "files": [{"name": f.name, "written": not dry_run} for f in outcome.files],
         "written": list(outcome.written),
         "wheels": list(outcome.wheels),

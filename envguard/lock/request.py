@@ -39,6 +39,28 @@ class HostFacts:
     driver: str | None
     ccs: tuple[str, ...] = ()
     system: str = "linux"
+    #: Where the facts come from ("this host", "--for nodes/", "--driver 580.65.06 --cc 7.0").
+    source: str = "this host"
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedBuild:
+    """One framework's decision: which releases, which build, from where, and the requirement that says so."""
+
+    framework: str
+    #: The release series ("2.14"), or the set of acceptable ones ("2.18, 2.19, 2.20").
+    release: str
+    variant: str | None
+    #: The index that serves the build; None: the default index.
+    index: str | None
+    #: The requirement handed to the resolver ("torch==2.14.*").
+    constraint: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str | None]:
+        """JSON form (the `plan` object of `lock --json`)."""
+        return {"framework": self.framework, "release": self.release, "variant": self.variant,
+                "index": self.index, "constraint": self.constraint, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +74,16 @@ class LockPlan:
     expect_local: tuple[tuple[str, str], ...] = ()
     #: Why this build was chosen, one line each (shown by --dry-run and in the JSON).
     reasons: tuple[str, ...] = ()
+    builds: tuple[PlannedBuild, ...] = ()
+    #: A torch release newer than torch.toml was asked for: its CUDA build is read from the locked wheels.
+    unknown_release: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """The `plan` object of `lock --json` (also when resolving then fails)."""
+        t = self.target
+        return {"builds": [b.to_dict() for b in self.builds], "requirements": list(self.requirements),
+                "indexes": [i.url for i in self.indexes], "python": t.python, "platform": t.platform,
+                "cuda": t.cuda, "variant": t.variant, "driver_floor": t.driver_floor, "reasons": list(self.reasons)}
 
 
 def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, ...]:
@@ -165,7 +197,8 @@ def choose_torch(
     # --cuda auto: the host's driver AND every GPU's architecture must run the build.
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
-                        "pass --cuda X.Y (the target's CUDA) or --cuda cpu")
+                        "pass --cuda X.Y (the target's CUDA), --cuda cpu, or the target's facts (--for SNAPSHOT, "
+                        "--driver VERSION)")
     try:
         driver = Version(host.driver)
     except InvalidVersion:
@@ -193,7 +226,7 @@ def choose_torch(
             how = "its own driver floor" if native else "minor-version compatibility"
             gpus = f" and compute capability {', '.join(host.ccs)}" if host.ccs else ""
             return release, variant, (f"torch {release.version} {variant.tag}: newest CUDA build that driver "
-                                      f"{host.driver}{gpus} run ({how})",)
+                                      f"{host.driver}{gpus} run ({how}; targets: {host.source})",)
     raise LockError(f"--cuda auto: no torch build matching {req} runs on driver {host.driver}"
                     f"{' with compute capability ' + ', '.join(host.ccs) if host.ccs else ''} "
                     f"({'; '.join(rejected[:5])})")
@@ -228,7 +261,24 @@ def plan(
     expect: list[tuple[str, str]] = []
     target: LockTarget | None = None
     majors: dict[str, int | None] = {}
-    if torch_req is not None:
+    builds: list[PlannedBuild] = []
+    unknown = torch_req is not None and newer_than_known(matrices, torch_req)
+    if torch_req is not None and unknown:
+        if cuda == "cpu":
+            raise LockError(f"{torch_req}: no release it admits is in torch.toml, so envguard does not know which "
+                            "index serves its CPU build; give --index-url/--extra-index-url for it, or lock a "
+                            "release torch.toml knows")
+        newest = matrices.torch.releases[0].version if matrices.torch.releases else "none"
+        why: tuple[str, ...] = (
+               f"{torch_req} is newer than every release torch.toml knows (newest {newest}): the default index's "
+               "build is locked and its CUDA read from the wheels it pins; its compiled GPU architectures, "
+               "cuDNN/NCCL pairing and companion table are unknown to envguard",)
+        reasons += why
+        if "torch" not in by_name:
+            pins.append(str(torch_req))
+        target = LockTarget(python, platform, None if cuda == "auto" else cuda, None)
+        builds.append(PlannedBuild("torch", "newer than torch.toml", None, None, str(torch_req), why[0]))
+    elif torch_req is not None:
         release, variant, why = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host)
         reasons += why
         pins = []
@@ -245,8 +295,10 @@ def plan(
         if "torch" not in by_name:
             pins.append(f"torch=={release.version}.*")
         local = variant.tag
+        index_url = variant.index_url
         if platform == "linux-x86_64" and variant.tag == release.pypi_default:
             local = ""
+            index_url = None
             reasons += (f"{variant.tag} is PyPI's default torch {release.version} build on Linux x86_64: "
                         "the default index serves it",)
         elif variant.index_url is None:
@@ -256,15 +308,22 @@ def plan(
         target = _target(matrices, python, platform, variant.cuda, variant.tag, variant.cudnn, variant.nccl)
         expect = [("torch", local)] + [(c, local) for c in TORCH_COMPANIONS if c in by_name]
         majors["torch"] = Version(variant.cuda).major if variant.cuda else None
+        builds.append(PlannedBuild("torch", release.version, variant.tag, index_url,
+                                   _narrow(torch_req, f"=={release.version}.*"), why[0]))
     # NOTE: with torch in the request its build decides the CUDA; TensorFlow and JAX then follow its major.
     follow = cuda if target is None else (target.cuda or "cpu")
     tf_key = next((k for k in ("tensorflow", "tensorflow-cpu") if k in by_name), None)
     if tf_key == "tensorflow":
-        tf, tf_cuda, why = choose_tensorflow(matrices, by_name["tensorflow"], python=python, cuda=follow, host=host)
+        tf, tf_cuda, why, tf_set = choose_tensorflow(matrices, by_name["tensorflow"], python=python, cuda=follow,
+                                                     host=host)
         reasons += why
         extra = "and-cuda" if tf_cuda and tf.and_cuda else None
-        pins = [_narrow(r, f"=={tf.version}.*", extra) if canonicalize_name(r.name) == "tensorflow" else p
+        spec = series_set([r.version for r in tf_set], [r.version for r in matrices.tensorflow.releases])
+        pins = [_narrow(r, spec, extra) if canonicalize_name(r.name) == "tensorflow" else p
                 for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
+        builds.append(PlannedBuild("tensorflow", ", ".join(r.version for r in reversed(tf_set)),
+                                   extra or ("system-cuda" if tf_cuda else "cpu"), None,
+                                   _narrow(by_name["tensorflow"], spec, extra), why[0]))
         majors["tensorflow"] = Version(tf_cuda).major if tf_cuda else None
         if target is None:
             target = _target(matrices, python, platform, tf_cuda, "and-cuda" if extra else ("cpu" if not tf_cuda
@@ -272,6 +331,8 @@ def plan(
     if "jax" in by_name:
         _row, plugin, why = choose_jax(matrices, by_name["jax"], python=python, cuda=follow, host=host)
         reasons += why
+        builds.append(PlannedBuild("jax", f"{_row.version}+", plugin.extra if plugin else "cpu", None,
+                                   _narrow(by_name["jax"], "", plugin.extra if plugin else None), why[0]))
         pins = [_narrow(r, "", plugin.extra) if canonicalize_name(r.name) == "jax" and plugin and plugin.extra else p
                 for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
         majors["jax"] = plugin.major if plugin else None
@@ -286,30 +347,69 @@ def plan(
                         + "); pick releases built for one CUDA major")
     if target is None:
         target = LockTarget(python, platform, None if cuda in ("auto", "cpu") else cuda)
-    return LockPlan(tuple(pins), indexes, target, tuple(expect), reasons)
+    return LockPlan(tuple(pins), indexes, target, tuple(expect), reasons, tuple(builds), unknown)
+
+
+def newer_than_known(matrices: Matrices, req: Requirement) -> bool:
+    """True when no torch.toml release admits ``req`` but a release newer than all of them would."""
+    known = [Version(r.version) for r in matrices.torch.releases]
+    if not known or any(_series_admits(req.specifier, r.version) for r in matrices.torch.releases):
+        return False
+    top = max(known)
+    later = [f"{top.major}.{top.minor + n}" for n in range(1, 6)] + [f"{top.major + 1}.{m}" for m in range(3)]
+    return any(_series_admits(req.specifier, v) for v in later)
+
+
+def driver_text(version: Version) -> str:
+    """NVIDIA's spelling of a driver version: fields after the first keep two digits (535.104.05)."""
+    head, *rest = version.release
+    return ".".join([str(head), *(f"{n:02d}" for n in rest)])
+
+
+def driver_floor(matrices: Matrices, cuda: str | None) -> str | None:
+    """The lowest Linux driver that runs ``cuda`` (minor-version compatibility), in NVIDIA's spelling."""
+    floor = matrices.cuda_driver.floor(cuda, "linux") if cuda else None
+    return driver_text(floor.min_driver) if floor else None
 
 
 def _target(matrices: Matrices, python: str, platform: str, cuda: str | None, variant: str | None,
             cudnn: str | None, nccl: str | None) -> LockTarget:
-    floor = matrices.cuda_driver.floor(cuda, "linux") if cuda else None
     return LockTarget(python=python, platform=platform, cuda=cuda, variant=variant, cudnn=cudnn, nccl=nccl,
-                      driver_floor=str(floor.min_driver) if floor else None)
+                      driver_floor=driver_floor(matrices, cuda))
 
 
 def _host_driver(host: HostFacts | None) -> Version:
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
-                        "pass --cuda X.Y (the target's CUDA) or --cuda cpu")
+                        "pass --cuda X.Y (the target's CUDA), --cuda cpu, or the target's facts (--for SNAPSHOT, "
+                        "--driver VERSION)")
     try:
         return Version(host.driver)
     except InvalidVersion:
         raise LockError(f"--cuda auto: the driver version {host.driver!r} is not a version") from None
 
 
+def series_set(chosen: Sequence[str], known: Sequence[str]) -> str:
+    """A specifier admitting exactly the minor series ``chosen`` among ``known`` (``>=2.18,<2.21,!=2.19.*``):
+    the resolver gets every acceptable release, not one, and nothing newer than the matrices know."""
+    keys = sorted({Version(c) for c in chosen})
+    if not keys:
+        return ""
+    allk = sorted({Version(k) for k in known} | set(keys))
+    lo, hi = keys[0], keys[-1]
+    if lo == hi:
+        return f"=={lo}.*"
+    above = [k for k in allk if k > hi]
+    upper = f"<{above[0]}" if above else f"<{hi.major}.{hi.minor + 1}"
+    holes = [f"!={k}.*" for k in allk if lo < k < hi and k not in keys]
+    return ",".join([f">={lo}", upper, *holes])
+
+
 def choose_tensorflow(
     matrices: Matrices, req: Requirement, *, python: str, cuda: str, host: HostFacts | None,
-) -> tuple[TensorflowRelease, str | None, tuple[str, ...]]:
-    """The TensorFlow release, and the CUDA its GPU build brings (None: CPU), for ``--cuda``.
+) -> tuple[TensorflowRelease, str | None, tuple[str, ...], tuple[TensorflowRelease, ...]]:
+    """The newest acceptable TensorFlow release, the CUDA its GPU build brings (None: CPU), why, and every
+    acceptable release (the resolver picks among them: with torch in the request, the newest may conflict).
 
     TensorFlow publishes one Linux wheel per release; ``[and-cuda]`` adds NVIDIA's wheels for the CUDA it was
     tested with, so ``--cuda X.Y`` selects releases of that CUDA major.
@@ -327,7 +427,7 @@ def choose_tensorflow(
     if cuda == "cpu":
         if "and-cuda" in req.extras:
             raise LockError(f"{req} asks for NVIDIA's CUDA wheels, but --cuda cpu asks for the CPU build")
-        return fitting[0], None, (f"TensorFlow {fitting[0].version} without [and-cuda] (--cuda cpu)",)
+        return fitting[0], None, (f"TensorFlow {fitting[0].version} without [and-cuda] (--cuda cpu)",), tuple(fitting)
     gpu = [r for r in fitting if r.cuda]
     if cuda != "auto":
         want = Version(cuda).major
@@ -337,15 +437,26 @@ def choose_tensorflow(
             raise LockError(f"no TensorFlow release matching {req} on Python {python} is built for CUDA {want}.x "
                             f"(tensorflow.toml {rows})")
         r = chosen[0]
-        return r, r.cuda, (f"TensorFlow {r.version} is built for CUDA {r.cuda} (the {want}.x family of --cuda {cuda})"
-                           + ("; [and-cuda] brings its CUDA libraries" if r.and_cuda else
-                              "; it loads the system's CUDA and cuDNN (no [and-cuda] extra)"),)
+        if r.and_cuda:
+            chosen = [c for c in chosen if c.and_cuda]
+        span = ", ".join(c.version for c in reversed(chosen))
+        return r, r.cuda, (f"TensorFlow {span}: the releases built for CUDA {want}.x (--cuda {cuda}); the resolver "
+                           "picks among them" + ("; [and-cuda] brings their CUDA libraries" if r.and_cuda else
+                                                  "; they load the system's CUDA and cuDNN (no [and-cuda] extra)"),
+                           ), tuple(chosen)
     driver = _host_driver(host)
+    ok = []
     for r in gpu:
         floor = matrices.cuda_driver.floor(r.cuda or "", host.system if host else "linux")
         if floor is not None and driver >= floor.min_driver:
-            return r, r.cuda, (f"TensorFlow {r.version}: newest release whose CUDA {r.cuda} driver "
-                               f"{driver} runs (compiled architectures are not in tensorflow.toml: not checked)",)
+            ok.append(r)
+    if ok:
+        r = ok[0]
+        if r.and_cuda:
+            ok = [c for c in ok if c.and_cuda]
+        span = ", ".join(c.version for c in reversed(ok))
+        return r, r.cuda, (f"TensorFlow {span}: releases whose CUDA driver {driver} ({host.source if host else ''}) "
+                           "runs (compiled architectures are not in tensorflow.toml: not checked)",), tuple(ok)
     raise LockError(f"--cuda auto: no TensorFlow release matching {req} runs on driver {driver}")
 
 
