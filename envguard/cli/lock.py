@@ -67,6 +67,9 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.option("--gpu", "gpus", multiple=True, metavar="NAME", help="Target GPU by name (e.g. 'Tesla V100-SXM2-32GB'); "
               "repeatable.")
 @click.option("--cc", "ccs", multiple=True, metavar="X.Y", help="Target GPU compute capability (e.g. 7.0); repeatable.")
+@click.option("--record-files", is_flag=True, help="Read each locked wheel's RECORD (a few ranged reads per wheel) "
+              "and record its file digest, so `verify` catches files edited together with their RECORD line "
+              "(--from-current always records them).")
 @click.option("--os", "os_tag", metavar="TAG", help="OS of the Dockerfile's base image (e.g. ubuntu24.04, debian12).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON envelope instead of text.")
 def lock(
@@ -75,7 +78,8 @@ def lock(
     dry_run: bool, resolver: str, index_url: str | None, extra_index_urls: tuple[str, ...],
     find_links: tuple[str, ...], no_index: bool, base_image: str | None, wheelhouse: str | None, build: bool,
     tag: str | None, timeout_s: float, constraint_files: tuple[str, ...], for_paths: tuple[str, ...],
-    driver: str | None, gpus: tuple[str, ...], ccs: tuple[str, ...], os_tag: str | None, as_json: bool,
+    driver: str | None, gpus: tuple[str, ...], ccs: tuple[str, ...], record_files: bool, os_tag: str | None,
+    as_json: bool,
 ) -> None:
     """Lock an environment to exact, hash-checked pins matched to its CUDA build.
 
@@ -102,6 +106,7 @@ def lock(
             base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,
             stdin=sys.stdin.buffer.read() if "-" in requirement_files else None,
             for_paths=for_paths, driver=driver, gpus=gpus, ccs=ccs, os_tag=os_tag, constraint_files=constraint_files,
+            record_files=record_files,
         )
         outcome = use.lock(options)
     except EnvguardError as exc:
@@ -121,17 +126,23 @@ def lock(
               help="Interpreter (or virtualenv folder) whose environment to verify.")
 @click.option("--no-files", is_flag=True, help="Skip hashing installed files against their RECORD.")
 @click.option("--ignore", multiple=True, metavar="NAME", help="Leave a distribution out of the comparison.")
+@click.option("--allow-unsigned", is_flag=True, help="Accept a lock without a fingerprint (written before envguard "
+              "recorded one); a lock whose fingerprint does not match its content is always refused.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], fmt: str) -> None:
+def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], allow_unsigned: bool,
+           fmt: str) -> None:
     """Check that an environment still matches its lock (envguard.lock.json or its folder).
 
     Exit 1 on drift: missing, extra or different packages, another CUDA variant, installed files
-    that no longer match their RECORD hashes, another Python, or a driver below the lock's floor.
+    that no longer match their RECORD hashes (or a RECORD that no longer matches the lock's digest),
+    files no RECORD lists inside a locked package, .pth files no locked package owns, bytecode that
+    is not its source's, another Python, or a driver below the lock's floor.
     """
     from envguard.formatters.lockfiles import verify_json, verify_text
 
     try:
-        result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore)
+        result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore,
+                            allow_unsigned=allow_unsigned)
     except EnvguardError as exc:
         fail(str(exc), fmt, "verify")
     code = EXIT_OK if result.ok else EXIT_FINDINGS

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from envguard.lock.render import LockOutcome
     from envguard.lock.request import HostFacts, LockPlan
     from envguard.lock.resolve import Resolution, Resolver, ResolveRequest
-    from envguard.lock.spec import LockSpec, LockTarget
+    from envguard.lock.spec import LockedPackage, LockSpec, LockTarget
     from envguard.lock.verify import VerifyResult
 
 
@@ -68,6 +68,8 @@ class LockOptions:
     ccs: tuple[str, ...] = ()
     os_tag: str | None = None
     constraint_files: tuple[str, ...] = ()
+    #: Read each locked wheel's RECORD (ranged reads) and record its file digest, for `verify`.
+    record_files: bool = False
 
 
 def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
@@ -136,7 +138,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     from envguard.lock import request as _request
     from envguard.lock.resolve import ResolveRequest, choose_resolver
     from envguard.lock.spec import LockSpec as _Spec
-    from envguard.probes.installed import installed_distributions
+    from envguard.probes.installed import installed_state
 
     environ = dict(os.environ if env is None else env)
     mats = load_matrices(env=environ)
@@ -163,7 +165,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             raise LockError("--from-current locks what is installed; do not also give requirements")
         exe = resolve_python(python_text, environ)
         ctx = ProbeContext(env=environ, target_python=exe)
-        version, installed = installed_distributions(ctx)
+        version, installed, _scan = installed_state(ctx, scan=True)
         pins, skipped = _request.current_requirements(installed)
         reqs = _request.parse_requirements(pins, f"installed packages of {exe}")
         cuda = options.cuda or _request.current_cuda(mats, installed)
@@ -215,11 +217,22 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     reasons = plan.reasons + checked
     from envguard.lock.spec import IndexUse
 
+    packages = resolution.packages
+    if options.from_current:
+        from dataclasses import replace
+
+        from packaging.utils import canonicalize_name
+
+        digests: dict[str, str | None] = {str(canonicalize_name(d.name)): d.record.files_digest
+                                          for d in installed if d.record is not None}
+        packages = tuple(replace(p, files=digests.get(p.key)) for p in packages)
+    elif options.record_files:
+        packages = _record_files(resolver, request, resolution, options.timeout_s)
     indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
     if options.index_url:
         indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
     spec = _Spec(
-        target=target, packages=resolution.packages, indexes=indexes,
+        target=target, packages=packages, indexes=indexes,
         mode="current" if options.from_current else "request",
         requirements=tuple(str(r) for r in reqs), resolver=resolution.resolver, envguard_version=__version__,
         matrices=tuple(m.describe() for m in (mats.torch.meta, mats.cuda_driver.meta, mats.cuda_images.meta)),
@@ -281,6 +294,29 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         built = engine.build(client, str(out_dir), tag=tag, buildargs=args, timeout_s=max(options.timeout_s, 1800))
         image = _render.BuiltImage(built.tag, built.image_id, built.duration_s)
     return _render.LockOutcome(spec, files, written, reasons, tuple(w for w, _ in wheels), image, plan.to_dict())
+
+
+def _record_files(resolver: Resolver, request: ResolveRequest, resolution: Resolution,
+                  timeout_s: float) -> tuple[LockedPackage, ...]:
+    """Each pin with the files digest of the RECORD in the wheel it installs on the lock's platform.
+
+    :raises LockError: when a wheel's RECORD cannot be read (the lock would silently record less).
+    """
+    from dataclasses import replace
+
+    from envguard import _subprocess
+    from envguard.errors import LockError
+    from envguard.lock import wheels
+
+    urls = resolver.file_urls(request, resolution.packages, _subprocess.run, resolution)
+    with ThreadPoolExecutor(max_workers=8, thread_name_prefix="envguard-record") as pool:
+        found = {k: pool.submit(wheels.record_digest, u, timeout_s=min(timeout_s, 60.0)) for k, u in urls.items()}
+        digests = {k: f.result() for k, f in found.items()}
+    lacking = [p.name for p in resolution.packages if not digests.get(p.key)]
+    if lacking:
+        raise LockError(f"--record-files: the RECORD of {', '.join(lacking[:5])} could not be read from its wheel "
+                        "(an sdist, or an index that serves neither ranges nor small files)")
+    return tuple(replace(p, files=digests[p.key]) for p in resolution.packages)
 
 
 #: Rounds of "exclude the mismatched companion and resolve again" before refusing.
@@ -415,7 +451,7 @@ def _local_digest(ref: str, environ: Mapping[str, str]) -> str | None:
     return None
 
 
-def read_lock(path: str) -> tuple[LockSpec, str]:
+def read_lock(path: str, *, allow_unsigned: bool = False) -> tuple[LockSpec, str]:
     """envguard.lock.json (or a folder holding one), validated.
 
     :raises InputError: unreadable, not JSON, or not a valid lock.
@@ -437,22 +473,30 @@ def read_lock(path: str) -> tuple[LockSpec, str]:
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise InputError(f"{p} is not JSON: verify reads the envguard.lock.json that `envguard lock` "
                          "writes (--format json)") from None
-    return _Spec.from_dict(doc, str(p)), str(p)
+    return _Spec.from_dict(doc, str(p), allow_unsigned=allow_unsigned), str(p)
 
 
 def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[str, ...] = (),
-           env: Mapping[str, str] | None = None) -> VerifyResult:
+           env: Mapping[str, str] | None = None, allow_unsigned: bool = False) -> VerifyResult:
     """Compare the target interpreter's environment (and this machine's driver) with a lock."""
     from envguard.lock.verify import compare
-    from envguard.probes.installed import installed_distributions
+    from envguard.probes.installed import installed_state
     from envguard.probes.nvidia import probe_nvidia
 
     environ = dict(os.environ if env is None else env)
-    spec, name = read_lock(lock_path)
+    spec, name = read_lock(lock_path, allow_unsigned=allow_unsigned)
     exe = resolve_python(python, environ)
     ctx = ProbeContext(env=environ, target_python=exe)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-driver") as pool:
         driver_future = pool.submit(probe_nvidia, ctx) if spec.target.cuda else None
-        version, installed = installed_distributions(ctx, records=records, only=[p.key for p in spec.packages])
+        version, installed, scan = installed_state(ctx, records=records, scan=True,
+                                                   only=[p.key for p in spec.packages])
         driver = driver_future.result()[0] if driver_future is not None else None
-    return compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore)
+    result = compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore,
+                     scan=scan)
+    if not records:
+        from dataclasses import replace
+
+        result = replace(result, notes=(*result.notes, "file contents not hashed and bytecode not compared "
+                                        "(--no-files); RECORDs, unrecorded files and .pth files were checked"))
+    return result

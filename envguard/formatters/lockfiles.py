@@ -73,8 +73,8 @@ def verify_text(result: VerifyResult) -> str:
         lines.append(f"  {d.kind:<9} {d.name}: {d.detail}")
     lines += [f"  note: {n}" for n in result.notes]
     if not result.ok:
-        lines.append("  fix: pip install --require-hashes --no-deps -r requirements.lock.txt (and remove the "
-                     "extras), or re-lock with `envguard lock` if the change was intended")
+        lines.append("  fix (or re-lock with `envguard lock` if the change was intended):")
+        lines += [f"    {c}" for c in result.fixes]
     return "\n".join(lines) + "\n"
 
 
@@ -91,6 +91,7 @@ def verify_dict(result: VerifyResult, exit_code: int) -> dict[str, Any]:
         "drift": [{"kind": d.kind, "name": d.name, "locked": d.locked, "installed": d.installed, "detail": d.detail}
                   for d in result.drifts],
         "notes": list(result.notes),
+        "fix": list(result.fixes),
         "packages_checked": result.packages_checked,
         "files_checked": result.files_checked,
         "exit_code": exit_code,

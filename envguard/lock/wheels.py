@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 #: A server that ignores Range: read the whole file only up to this size (torchvision is ~8 MB; torch is GBs).
 FULL_READ_LIMIT = 64 << 20
 _BLOCK = 64 << 10
-_MEMBER_LIMIT = 1 << 20
+_MEMBER_LIMIT = 64 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,3 +154,47 @@ def embedded_version(url: str, package: str, *, timeout_s: float = 60.0) -> str 
         return None
     m = _VERSION.search(text)
     return m.group(1) if m else None
+
+
+_INSTALL_TIME = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json", "RECORD.jws", "RECORD.p7s")
+
+
+def files_digest(record: str) -> str:
+    """sha256 over the sorted "path<TAB>hash" lines of the files a wheel puts into site-packages, from its
+    RECORD text: install-time files, bytecode, scripts (``../``) and ``.data`` left out, so a wheel's RECORD and
+    the installed one give the same value. probes/_installed.py computes it the same way; keep them in step."""
+    import csv
+    import hashlib
+
+    lines = []
+    for row in csv.reader(record.splitlines()):
+        if len(row) < 2 or not row[0]:
+            continue
+        rel, algo_hash = row[0], row[1]
+        top = rel.split("/", 1)[0]
+        if (not algo_hash.startswith("sha256=") or rel.startswith(("../", "/")) or top.endswith(".data")
+                or rel.endswith(".pyc") or (top.endswith(".dist-info") and rel.rsplit("/", 1)[-1] in _INSTALL_TIME)):
+            continue
+        lines.append(rel + "\t" + algo_hash[len("sha256="):])
+    return "sha256:" + hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+
+
+def record_digest(url: str, *, timeout_s: float = 60.0) -> str | None:
+    """files_digest of the RECORD inside the wheel at ``url``; None when it cannot be read."""
+    parsed = urllib.parse.urlparse(url)
+    try:
+        if parsed.scheme in ("", "file"):
+            source: object = urllib.request.url2pathname(parsed.path) if parsed.scheme == "file" else url
+        elif parsed.scheme in ("http", "https"):
+            source = _RangeReader(url, timeout_s)
+        else:
+            return None
+        with zipfile.ZipFile(source) as zf:  # type: ignore[call-overload] # reason: a path or a file-like
+            names = [n for n in zf.namelist() if n.count("/") == 1 and n.endswith(".dist-info/RECORD")]
+            if len(names) != 1:
+                return None
+            text = _member(zf, names[0]) if zf.getinfo(names[0]).file_size <= (64 << 20) else None
+    except (OSError, zipfile.BadZipFile, ValueError) as exc:
+        logger.info("cannot read the RECORD of %s: %s", url, exc)
+        return None
+    return files_digest(text) if text is not None else None
