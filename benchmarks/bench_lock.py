@@ -7,7 +7,7 @@ virtualenv that has envguard (editable is fine), uv and pip-tools installed::
     .venv/bin/python benchmarks/bench_lock.py [--python .venv/bin/python] [--runs 5] \\
         [--out benchmarks/results/lock-YYYY-MM-DD.json]
 
-Requests (each run by all three tools; ``--request KEY`` picks some):
+Requests (each run by all four tools; ``--request KEY`` picks some):
 
 * ``torch``: ``torch==2.5.*`` for CUDA 12.4. cu124 is the build the default index serves for torch 2.5 on
   Linux x86_64, so envguard adds no framework index and pip-compile gets the very same line.
@@ -19,6 +19,9 @@ Commands, per request (``<venv>`` is the directory of ``--python``):
   --resolver uv`` (uv runs ``uv pip compile --generate-hashes``: every file of each pin is hashed);
 * ``envguard_pip``: the same with ``--resolver pip`` (pip's resolver, ``pip install --dry-run --report``;
   one hash per pin, that of the file pip chose);
+* ``uv``:           ``<venv>/uv pip compile --generate-hashes --quiet --python-version X.Y --python-platform
+  x86_64-manylinux_2_28 --output-file TMP/requirements.txt requirements.in``: the command envguard's uv
+  backend runs, alone (issue 12 target: envguard <= 1.5 x its median, with the same pins);
 * ``pip_compile``:  ``<venv>/pip-compile --generate-hashes --quiet --output-file TMP/requirements.txt
   requirements.in``, the request written one requirement a line, run in TMP.
 
@@ -31,7 +34,7 @@ envguard's pip resolver pass ``--python-version``/``--platform``, which pip befo
 Method:
 
 * Warm cache: one untimed warm-up run per command, then ``--runs`` timed rounds (default 5, at least 3),
-  round-robin over the three commands so that drift hits all alike; ``time.perf_counter`` from spawn to
+  round-robin over the four commands so that drift hits all alike; ``time.perf_counter`` from spawn to
   reap. Medians, min and max are reported; ratios are envguard median / pip-compile median. Timings are
   reported, never asserted (the uv backend's target, <= 0.3 x pip-compile, is shown as met or not).
 * Cold cache (unless ``--no-cold``): one more run per command with empty caches: ``UV_CACHE_DIR`` and
@@ -72,14 +75,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PYCACHE_PREFIX = ROOT / ".bench" / "pycache"
 #: Issue target: envguard lock with the uv resolver at most this many times pip-compile's median.
 TARGET_UV_VS_PIP_COMPILE = 0.3
+#: Issue 12 target: envguard lock (uv) at most this many times plain `uv pip compile` on the same request.
+TARGET_VS_UV = 1.5
 STDERR_TAIL_CHARS = 3000
 
 REQUESTS: dict[str, tuple[tuple[str, ...], str]] = {
     "torch": (("torch==2.5.*",), "12.4"),
     "app": (("requests", "rich", "click", "numpy", "pandas"), "cpu"),
 }
-TOOLS = ("envguard_uv", "envguard_pip", "pip_compile")
-LABELS = {"envguard_uv": "envguard lock (uv)", "envguard_pip": "envguard lock (pip)", "pip_compile": "pip-compile"}
+TOOLS = ("envguard_uv", "uv", "envguard_pip", "pip_compile")
+LABELS = {"envguard_uv": "envguard lock (uv)", "uv": "uv pip compile", "envguard_pip": "envguard lock (pip)",
+          "pip_compile": "pip-compile"}
 
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
 
@@ -139,9 +145,20 @@ class Bench:
     def __init__(self, bindir: Path, lock_python: str, work: Path, env: dict[str, str], timeout: float) -> None:
         self.bindir, self.lock_python, self.work, self.env, self.timeout = bindir, lock_python, work, env, timeout
         self.count = 0
+        if re.fullmatch(r"\d+\.\d+", lock_python):
+            self.uv_python = lock_python
+        else:
+            out = subprocess.run([lock_python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                 capture_output=True, text=True, check=True)
+            self.uv_python = out.stdout.strip()
 
     def argv(self, tool: str, request: str, outdir: Path, cache: Path | None) -> list[str]:
         reqs, cuda = REQUESTS[request]
+        if tool == "uv":
+            # The very command envguard runs (same Python and platform), writing a file as envguard does.
+            return [str(self.bindir / "uv"), "pip", "compile", "--generate-hashes", "--quiet", "--python-version",
+                    self.uv_python, "--python-platform", "x86_64-manylinux_2_28",
+                    "--output-file", str(outdir / "requirements.txt"), "requirements.in"]
         if tool == "pip_compile":
             argv = [str(self.bindir / "pip-compile"), "--generate-hashes", "--quiet",
                     "--output-file", str(outdir / "requirements.txt"), "requirements.in"]
@@ -154,7 +171,7 @@ class Bench:
         self.count += 1
         outdir = self.work / f"{request}-{tool}-{self.count}"
         outdir.mkdir()
-        if tool == "pip_compile":
+        if tool in ("pip_compile", "uv"):
             (outdir / "requirements.in").write_text("\n".join(REQUESTS[request][0]) + "\n")
         env = self.env
         cache = None
@@ -170,7 +187,7 @@ class Bench:
 def read_pins(tool: str, outdir: Path) -> dict[str, dict[str, object]] | None:
     """name -> {version, hashes} from one run's output, or None if it wrote none."""
     pins: dict[str, dict[str, object]] = {}
-    if tool == "pip_compile":
+    if tool in ("pip_compile", "uv"):
         path = outdir / "requirements.txt"
         if not path.exists():
             return None
@@ -258,6 +275,11 @@ def bench_request(bench: Bench, request: str, runs: int, cold: bool) -> dict[str
                                             float(str(tools["pip_compile"]["cold_wall_s"])), 4)
     ratios["envguard_uv"]["target"] = TARGET_UV_VS_PIP_COMPILE
     ratios["envguard_uv"]["met"] = float(str(ratios["envguard_uv"]["ratio"])) <= TARGET_UV_VS_PIP_COMPILE
+    vs_uv = float(str(tools["envguard_uv"]["median_s"])) / float(str(tools["uv"]["median_s"]))
+    ratios["envguard_uv_vs_uv"] = {"ratio": round(vs_uv, 4), "target": TARGET_VS_UV, "met": vs_uv <= TARGET_VS_UV}
+    if cold:
+        ratios["envguard_uv_vs_uv"]["cold_ratio"] = round(float(str(tools["envguard_uv"]["cold_wall_s"]))
+                                                          / float(str(tools["uv"]["cold_wall_s"])), 4)
     reqs, cuda = REQUESTS[request]
     return {
         "requirements": list(reqs),
@@ -265,6 +287,7 @@ def bench_request(bench: Bench, request: str, runs: int, cold: bool) -> dict[str
         "tools": tools,
         "ratios": ratios,
         "pins_vs_pip_compile": {t: compare(pins[t], pins["pip_compile"]) for t in ("envguard_uv", "envguard_pip")},
+        "pins_vs_uv": compare(pins["envguard_uv"], pins["uv"]),
     }
 
 
@@ -340,6 +363,15 @@ def markdown(report: dict[str, object]) -> str:
                 agree, diff = "n/a (a run failed)", "n/a"
             lines.append(f"| {key} | `{LABELS[tool]}` / pip-compile | {r['ratio']:.3f} |"
                          + (f" {r['cold_ratio']:.3f} |" if cold else "") + f" {target} | {agree} | {diff} |")
+    lines += ["", "| request | envguard lock (uv) / uv pip compile | warm |" + (" cold |" if cold else "")
+              + " target | same pins |", "|---|---|---:|" + ("---:|" if cold else "") + "---|---|"]
+    for key, res in results.items():
+        r, c = res["ratios"]["envguard_uv_vs_uv"], res["pins_vs_uv"]
+        same = ("yes" if c["same_names"] and not c["version_differences"] else f"no: {c}") if c["comparable"] \
+            else "n/a (a run failed)"
+        lines.append(f"| {key} | `envguard lock (uv)` / `uv pip compile` | {r['ratio']:.3f} |"
+                     + (f" {r['cold_ratio']:.3f} |" if cold else "")
+                     + f" <= {r['target']} ({'met' if r['met'] else 'NOT met'}) | {same} |")
     env = report["environment"]
     assert isinstance(env, dict)
     lines += ["", f"Warm cache: median of {report['runs']} timed runs after one untimed warm-up per command"

@@ -336,7 +336,7 @@ def _resolve_built(
 
     from envguard import _subprocess
     from envguard.errors import LockError
-    from envguard.lock import companions, wheels
+    from envguard.lock import companions
     from envguard.lock import request as _request
 
     reasons: list[str] = []
@@ -361,6 +361,8 @@ def _resolve_built(
             need = companions.needs_embedded(check_target, resolution.packages)
             embedded: dict[str, str | None] = {}
             if need:
+                from envguard.lock import wheels  # NOTE: here, not above: urllib and ssl cost ~0.1 s to import
+
                 urls = resolver.file_urls(request, need, _subprocess.run, resolution)
                 found = {p.key: pool.submit(wheels.embedded_version, urls[p.key], p.key,
                                             timeout_s=min(request.timeout_s, 60.0))

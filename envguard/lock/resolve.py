@@ -11,6 +11,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -134,13 +135,24 @@ class UvResolver:
         uv_platform = PLATFORMS[request.platform][0]
         argv = [self.exe, "pip", "compile", "-", "--generate-hashes", "--no-header", "--no-annotate", "--quiet",
                 "--python-version", request.python, "--python-platform", uv_platform]
+        version = self.version
         with tempfile.TemporaryDirectory(prefix="envguard-lock-") as tmp:
             argv += _source_args(request, tmp)
-            result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
+            if version:
+                result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
+            else:
+                # NOTE: `uv --version` runs while uv resolves: the lock names the resolver at no extra wall time.
+                with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-uv") as pool:
+                    asked = pool.submit(run, (self.exe, "--version"), timeout=30.0)
+                    result = run(tuple(argv), timeout=request.timeout_s,
+                                 stdin="\n".join(request.requirements) + "\n")
+                    answer = asked.result()
+                m = re.match(r"uv (\S+)", answer.stdout.strip()) if answer.ok else None
+                version = m.group(1) if m else ""
         if not result.ok:
             raise LockError(_explain("uv", result))
         return Resolution(parse_hashed_requirements(result.stdout, _requested(request)),
-                          f"uv {self.version}".strip())
+                          f"uv {version}".strip())
 
     def file_urls(self, request: ResolveRequest, pins: tuple[LockedPackage, ...], run: CommandRunner,
                   resolution: Resolution) -> dict[str, str]:  # noqa: ARG002 - the Protocol's signature
@@ -324,9 +336,8 @@ def choose_resolver(which: str, env: Mapping[str, str], run: CommandRunner) -> R
     if which in ("auto", "uv"):
         exe = find_uv(env)
         if exe is not None:
-            ver = run((exe, "--version"), timeout=30.0)
-            if ver.ok:
-                return UvResolver(exe, ver.stdout.split()[1] if len(ver.stdout.split()) > 1 else "")
+            # NOTE: its version is asked while it resolves (UvResolver.resolve), not here.
+            return UvResolver(exe)
         if which == "uv":
             raise LockError("--resolver uv: uv is not installed (pip install uv, or install envguard[uv])")
     ver = run((sys.executable, "-m", "pip", "--version"), timeout=60.0)
