@@ -155,3 +155,27 @@ def test_record_files_from_the_wheels_match_what_pip_installs(wheelhouse: Path, 
     assert result.ok, result.stderr[-2000:]
     code, report = _verify(lock_dir, python)
     assert code == 0, report
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_sync_installs_exactly_the_lock_and_verifies(installer: str, wheelhouse: Path, tmp_path: Path) -> None:
+    lock_dir = tmp_path / "lock"
+    code, _out, err = invoke("lock", "click==8.1.7", "six", "--python", "3.11", "--no-index", "--find-links",
+                             str(wheelhouse), "--format", "json", "-o", str(lock_dir))
+    assert code == 0, err
+    venv = tmp_path / "venv"
+    assert _run(sys.executable, "-m", "venv", str(venv)).ok
+    python = venv / "bin" / "python"
+    # Drift to repair: another click, an extra package, six missing.
+    assert _run(str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(wheelhouse),
+                "click==8.1.6", "packaging").ok
+    code, out, err = invoke("sync", str(lock_dir), "--python", str(venv), "--installer", installer, "--no-index",
+                            "--find-links", str(wheelhouse), "--format", "json")
+    assert code == 0, (out, err)
+    doc = json.loads(out)
+    assert doc["ok"] is True and doc["installer"] == installer and doc["command"] == "sync"
+    frozen = _run(str(python), "-m", "pip", "freeze").stdout if installer == "pip" else ""
+    if installer == "pip":
+        assert "click==8.1.7" in frozen and "six==" in frozen and "packaging" not in frozen
+        assert doc["removed"] == ["packaging", "setuptools"] or doc["removed"] == ["packaging"]
+    assert invoke("verify", str(lock_dir), "--python", str(python))[0] == 0

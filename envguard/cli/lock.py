@@ -148,3 +148,49 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
     code = EXIT_OK if result.ok else EXIT_FINDINGS
     click.echo(verify_json(result, code) if fmt == "json" else verify_text(result), nl=False)
     raise SystemExit(code)
+
+
+@click.command()
+@click.argument("lockfile", metavar="LOCK")
+@click.option("--python", "target_python", default=sys.executable, show_default="this interpreter",
+              help="Interpreter (or virtualenv folder) to install the lock into.")
+@click.option("--installer", type=click.Choice(["auto", "uv", "pip"]), default="auto", show_default=True,
+              help="auto: `uv pip sync` when uv is installed, otherwise pip --require-hashes --no-deps.")
+@click.option("--find-links", multiple=True, metavar="DIR", help="Also look for the locked files in DIR.")
+@click.option("--no-index", is_flag=True, help="Use no index, only --find-links (air-gapped).")
+@click.option("--allow-unsigned", is_flag=True, help="Accept a lock without a fingerprint.")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+              help="Seconds the installer may take.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def sync(lockfile: str, target_python: str, installer: str, find_links: tuple[str, ...], no_index: bool,
+         allow_unsigned: bool, timeout_s: float, fmt: str) -> None:
+    """Install exactly a lock into an environment (removing what it does not list), then verify it.
+
+    \b
+    envguard sync lock/ --python .venv
+    envguard sync lock/envguard.lock.json --python .venv --no-index --find-links wheelhouse/
+
+    Exit 0 when the environment then verifies, 1 when drift remains, 3 when it could not run.
+    """
+    import json
+    import shlex
+
+    from envguard.formatters.lockfiles import verify_dict, verify_text
+
+    try:
+        outcome = use.sync(lockfile, target_python, installer=installer, find_links=find_links, no_index=no_index,
+                           allow_unsigned=allow_unsigned, timeout_s=timeout_s)
+    except EnvguardError as exc:
+        fail(str(exc), fmt, "sync")
+    code = EXIT_OK if outcome.result.ok else EXIT_FINDINGS
+    if fmt == "json":
+        doc = {**verify_dict(outcome.result, code), "command": "sync", "installer": outcome.installer,
+               "ran": [list(c) for c in outcome.commands], "removed": list(outcome.removed)}
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        lines = [f"envguard sync: installed with {outcome.installer}"]
+        lines += [f"  ran: {shlex.join(c)}" for c in outcome.commands]
+        lines += [f"  removed: {', '.join(outcome.removed)}"] if outcome.removed else []
+        click.echo("\n".join(lines))
+        click.echo(verify_text(outcome.result), nl=False)
+    raise SystemExit(code)

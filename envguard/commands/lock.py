@@ -502,3 +502,76 @@ def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[s
         result = replace(result, notes=(*result.notes, "file contents not hashed and bytecode not compared "
                                         "(--no-files); RECORDs, unrecorded files and .pth files were checked"))
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class SyncOutcome:
+    """What `envguard sync` ran, and the verify that followed."""
+
+    installer: str
+    commands: tuple[tuple[str, ...], ...]
+    removed: tuple[str, ...]
+    result: VerifyResult
+
+
+def sync(lock_path: str, python: str, *, installer: str = "auto", find_links: tuple[str, ...] = (),
+         no_index: bool = False, allow_unsigned: bool = False, timeout_s: float = 1800.0,
+         env: Mapping[str, str] | None = None) -> SyncOutcome:
+    """Install exactly the lock into the target interpreter (``uv pip sync`` when uv is there, else pip with
+    ``--require-hashes --no-deps`` and an uninstall of what the lock does not list), then verify.
+
+    :raises EnvguardError: unreadable lock, missing interpreter, an installer that fails.
+    """
+    import tempfile
+
+    from packaging.utils import canonicalize_name
+
+    from envguard import _subprocess
+    from envguard.errors import LockError
+    from envguard.knowledge import load_matrices as _load
+    from envguard.lock.render import DockerOptions, render_pip
+    from envguard.lock.resolve import find_uv
+    from envguard.probes.installed import installed_distributions
+
+    environ = dict(os.environ if env is None else env)
+    spec, name = read_lock(lock_path, allow_unsigned=allow_unsigned)
+    exe = resolve_python(python, environ)
+    if installer not in ("auto", "uv", "pip"):
+        raise LockError(f"--installer {installer!r}: choose auto, uv or pip")
+    uv = find_uv(environ) if installer in ("auto", "uv") else None
+    if installer == "uv" and uv is None:
+        raise LockError("--installer uv: uv is not installed (pip install uv)")
+    sources: list[str] = [a for f in find_links for a in ("--find-links", os.path.abspath(f))]
+    sources += ["--no-index"] if no_index else []
+    ran: list[tuple[str, ...]] = []
+    removed: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="envguard-sync-") as tmp:
+        reqs = Path(tmp) / "requirements.lock.txt"
+        reqs.write_text(render_pip(spec, _load(env=environ), DockerOptions()).text, encoding="utf-8")
+
+        def run(argv: tuple[str, ...]) -> None:
+            ran.append(argv)
+            result = _subprocess.run(argv, timeout=timeout_s, env=environ)
+            if not result.ok:
+                tail = (result.stderr or result.stdout).strip().splitlines()[-6:]
+                raise LockError(f"{argv[0]} {' '.join(argv[1:3])} failed: {result.describe_failure()}"
+                                + ("\n  " + "\n  ".join(tail) if tail else ""))
+
+        keep = {canonicalize_name(n) for n, _ in spec.skipped}
+        if uv is not None and not keep:
+            run((uv, "pip", "sync", "--python", exe, "--require-hashes", *sources, str(reqs)))
+        else:
+            base = (uv, "pip") if uv is not None else (exe, "-m", "pip")
+            install = (*base, "install", *(("--python", exe) if uv is not None else ("--disable-pip-version-check",)),
+                       "--require-hashes", "--no-deps", *sources, "-r", str(reqs))
+            run(install)
+            locked = {p.key for p in spec.packages}
+            # NOTE: pip keeps itself (it is the installer running); the skipped (editable) installs stay.
+            spare = keep | ({"pip"} if uv is None else set())
+            _v, installed = installed_distributions(ProbeContext(env=environ, target_python=exe))
+            removed = sorted(d.name for d in installed
+                             if canonicalize_name(d.name) not in locked | spare)
+            if removed:
+                run((*base, "uninstall", *(("--python", exe) if uv is not None else ("-y",)), *removed))
+    result = verify(name, exe, env=environ, allow_unsigned=allow_unsigned)
+    return SyncOutcome("uv" if uv is not None else "pip", tuple(ran), tuple(removed), result)
