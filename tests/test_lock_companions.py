@@ -271,3 +271,57 @@ def test_plan_is_in_the_json_when_the_variant_index_is_unreachable(tmp_path: Pat
     build = doc["plan"]["builds"][0]
     assert build["index"] and build["index"].startswith("https://download.pytorch.org/whl/cu")
     assert build["variant"] not in ("cu130", "cu132") and build["constraint"].startswith("torch==")
+
+
+@pytest.mark.slow
+def test_requirements_file_with_pip_options_and_markers_locks_offline(wheelhouse: Path, tmp_path: Path) -> None:
+    (tmp_path / "constraints.txt").write_text("click<8.1.7\n")
+    (tmp_path / "requirements.in").write_text(
+        f"--no-index\n--find-links {wheelhouse}\n-c constraints.txt\nclick\nsix\n"
+        "pywin32==306; sys_platform == 'win32'\n")
+    code, out, err = _lock("-r", str(tmp_path / "requirements.in"), "--python", "3.11", "--cuda", "cpu",
+                           "--dry-run", "--format", "json", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    pins = {p["name"]: p["version"] for p in doc["lock"]["packages"]}
+    assert pins == {"click": "8.1.6", "six": "1.16.0"}  # the constraint held; pywin32 dropped
+    assert any("pywin32" in r and "is dropped" in r for r in doc["reasons"])
+
+
+@pytest.mark.slow
+def test_lock_for_a_snapshot_folder_uses_the_weakest_node(tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes"
+    nodes.mkdir()
+    for name, driver, cc in (("a", "580.65.06", "9.0"), ("b", "580.65.06", "7.0")):
+        (nodes / f"{name}.json").write_text(json.dumps(_snap(driver, cc).to_dict()))
+    code, out, _err = _lock("torch", "--for", str(nodes), "--python", "3.11", "--no-index", "--find-links",
+                            str(tmp_path), "--dry-run", "--json")
+    assert code == 3  # the PyTorch index is not reachable here; the plan is what counts
+    build = json.loads(out)["plan"]["builds"][0]
+    assert build["variant"] not in ("cu130", "cu132")  # node b's V100-class GPU (7.0) rules them out
+    assert "--for 2 snapshot(s)" in build["reason"]
+    code, _out, err = _lock("torch", "--for", str(tmp_path / "nothing"), "--python", "3.11", "--dry-run")
+    assert code == 3 and "nothing" in err and "Traceback" not in err
+
+
+def test_slim_python_base_when_the_wheels_bring_cuda(m: Matrices) -> None:
+    from envguard.lock.render import DockerOptions, choose_base_image, render_docker
+    from envguard.lock.spec import LockSpec
+
+    target = LockTarget("3.13", "linux-x86_64", "13.0", "cu130", "9.24.0.43", "2.30.7", "580.65.06")
+    spec = LockSpec(target, _pkgs("torch==2.14.1", "nvidia-cuda-runtime==13.0.96"))
+    base = choose_base_image(spec, m, DockerOptions())
+    assert base.ref == "python:3.13-slim" and base.slim
+    text = render_docker(spec, m, DockerOptions()).text
+    assert 'NVIDIA_REQUIRE_CUDA="cuda>=13.0"' in text and "NVIDIA_DRIVER_CAPABILITIES=compute,utility" in text
+    assert 'io.envguard.driver-floor="580.65.06"' in text
+    assert "apt-get" not in text and "RUN python3.13 -m venv /opt/venv" in text
+    assert "Not pinned by digest" in text
+    digest = "sha256:" + "d" * 64
+    pinned = render_docker(spec, m, DockerOptions(digests=(("python:3.13-slim", digest),))).text
+    assert f"ARG BASE_IMAGE=python:3.13-slim@{digest}\n" in pinned and "Not pinned" not in pinned
+    # No CUDA wheels (system CUDA needed): the nvidia/cuda image as before.
+    from dataclasses import replace
+
+    system = choose_base_image(LockSpec(replace(target, python="3.12"), _pkgs("torch==2.14.1")), m, DockerOptions())
+    assert system.ref.startswith("nvidia/cuda:13.0") and not system.slim

@@ -130,6 +130,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     import hashlib
     import platform as _platform
     import re
+    from dataclasses import replace
 
     from envguard import _subprocess
     from envguard._version import __version__
@@ -158,6 +159,8 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     if options.index_url:
         check_url(options.index_url, "--index-url")
     skipped: tuple[tuple[str, str], ...] = ()
+    file_notes: tuple[str, ...] = ()
+    file_constraints: tuple[str, ...] = ()
     interpreter: str | None = None
     python_text = options.python or sys.executable
     if options.from_current:
@@ -175,7 +178,22 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         reqs = _request.parse_requirements(options.requirements, "command line")
         for path in options.requirement_files:
             text, name = read_text_input(path, stdin=options.stdin, what="requirements file")
-            reqs += _request.parse_requirements(text.splitlines(), name)
+            folder = Path(path).parent if path != "-" else Path.cwd()
+
+            def load(rel: str, folder: Path = folder) -> tuple[str, str]:
+                return read_text_input(str(folder / os.path.expanduser(rel)), what="requirements file")
+
+            rfile = _request.read_requirements_file(text, name, load)
+            reqs += rfile.requirements
+            file_notes += rfile.notes
+            if rfile.index_url and options.index_url and rfile.index_url != options.index_url:
+                raise LockError(f"{name} sets --index-url {rfile.index_url}, the command line {options.index_url}")
+            options = replace(
+                options, index_url=options.index_url or rfile.index_url,
+                extra_index_urls=tuple(dict.fromkeys(options.extra_index_urls + rfile.extra_index_urls)),
+                find_links=options.find_links + tuple(f if "://" in f else str(folder / f) for f in rfile.find_links),
+                no_index=options.no_index or rfile.no_index)
+            file_constraints += rfile.constraints
         if options.pyproject:
             text, name = read_text_input(options.pyproject, what="pyproject.toml")
             reqs += _request.requirements_from_pyproject(text, name)
@@ -188,13 +206,17 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             version, plat = _interpreter_facts(interpreter, environ)
     python = _request.python_minor(version)
     platform_ = options.platform or plat
+    reqs, dropped = _request.apply_markers(reqs, python, platform_)
+    file_notes += dropped
     names = {r.name.lower() for r in reqs}
     frameworks = {"torch", "torchvision", "torchaudio", "tensorflow", "jax"}
     host = _target_facts(options, environ, cuda == "auto" and bool(names & frameworks))
     if options.os_tag and options.os_tag not in {o.tag for o in mats.cuda_images.oses}:
         raise LockError(f"--os {options.os_tag!r}: cuda-images.toml knows "
                         + ", ".join(o.tag for o in mats.cuda_images.oses))
-    constraints: tuple[str, ...] = ()
+    if options.index_url:
+        check_url(options.index_url, "--index-url")
+    constraints: tuple[str, ...] = file_constraints
     for path in options.constraint_files:
         text, name = read_text_input(path, what="constraints file")
         constraints += tuple(str(r) for r in _request.parse_requirements(text.splitlines(), name))
@@ -214,7 +236,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         from envguard.errors import PlannedLockError
 
         raise PlannedLockError(str(exc), plan.to_dict()) from None
-    reasons = plan.reasons + checked
+    reasons = plan.reasons + checked + file_notes
     from envguard.lock.spec import IndexUse
 
     packages = resolution.packages

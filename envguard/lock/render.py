@@ -136,13 +136,11 @@ def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> R
 
 
 def render_conda(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
-    """environment.yml: Python and cuda-version from conda-forge, the hash-locked pins under ``pip:``."""
+    """environment.yml: Python and cuda-version from conda-forge; the ``pip:`` section includes the hash-locked
+    requirements.lock.txt beside it with ``-r`` (its index and hash lines are pip's syntax, which conda-lock
+    and conda do not read inline)."""
     conda_pins = f"  - cuda-version={spec.target.cuda}\n" if spec.target.cuda else ""
-    pip_lines = [f'    - "--index-url {i.url}"' if i.reason == "--index-url" else f'    - "--extra-index-url {i.url}"'
-                 for i in spec.indexes]
-    for p in sorted(spec.packages, key=lambda p: p.key):
-        hashes = " ".join(f"--hash={h}" for h in sorted(p.hashes))
-        pip_lines.append(f'    - "{p.name}=={p.version} {hashes}"')
+    pip_lines = [f"    - -r {FILES['pip']}"]
     name = "envguard-" + spec.fingerprint.removeprefix("sha256:")[:12]
     text = _template("environment.yml.tmpl").substitute(
         header=header(spec), name=name, python=spec.target.python, conda_pins=conda_pins,
@@ -285,13 +283,14 @@ WRITERS: dict[str, Writer] = {"pip": render_pip, "conda": render_conda, "docker"
 def render(
     spec: LockSpec, matrices: Matrices, formats: tuple[str, ...], docker: DockerOptions,
 ) -> tuple[RenderedFile, ...]:
-    """Every requested output, in FILES order; docker brings requirements.lock.txt, which its Dockerfile COPYs.
+    """Every requested output, in FILES order; docker and conda bring requirements.lock.txt, which the
+    Dockerfile COPYs and environment.yml includes.
 
     :raises LockError: for an unknown format or an unrenderable lock.
     """
     unknown = [f for f in formats if f not in WRITERS]
     if unknown:
         raise LockError(f"unknown --format {', '.join(unknown)} (choose from {', '.join(WRITERS)})")
-    if "docker" in formats:
+    if "docker" in formats or "conda" in formats:
         formats = (*formats, "pip")
     return tuple(WRITERS[f](spec, matrices, docker) for f in FILES if f in formats)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -99,15 +99,142 @@ def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, .
         if line.startswith("-"):
             raise LockError(f"{where}:{number}: option lines ({line.split()[0]}) are not read; use envguard's "
                             "--index-url / --extra-index-url / --find-links / -r flags instead")
-        try:
-            req = Requirement(line)
-        except InvalidRequirement as exc:
-            raise LockError(f"{where}:{number}: {line!r} is not a valid requirement: {exc}") from None
-        if req.url:
-            raise LockError(f"{where}:{number}: {req.name} @ {req.url}: direct URLs cannot be locked with hashes "
-                            "from an index; publish it to an index or a --find-links folder")
-        out.append(req)
+        out.append(_requirement(line, f"{where}:{number}"))
     return tuple(out)
+
+
+def _requirement(line: str, at: str) -> Requirement:
+    try:
+        req = Requirement(line)
+    except InvalidRequirement as exc:
+        raise LockError(f"{at}: {line!r} is not a valid requirement: {exc}") from None
+    if req.url:
+        raise LockError(f"{at}: {req.name} @ {req.url}: direct URLs cannot be locked with hashes "
+                        "from an index; publish it to an index or a --find-links folder")
+    return req
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementsFile:
+    """A pip requirements file as envguard reads it: the requirements, and the options it carries."""
+
+    requirements: tuple[Requirement, ...] = ()
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    constraints: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+_UNSUPPORTED = ("--pre", "--prefer-binary", "--only-binary", "--no-binary", "--trusted-host", "--use-feature",
+                "--use-pep517", "--no-build-isolation", "--global-option", "--config-settings", "--require-hashes",
+                "-Z", "--always-unzip")
+_LOCAL = re.compile(r"^(\.{1,2}/|/|~|file:)|\.(whl|zip|tar\.gz|tar\.bz2|tgz)$")
+
+
+def read_requirements_file(
+    text: str, where: str, load: Callable[[str], tuple[str, str]], *, _depth: int = 0,
+) -> RequirementsFile:
+    """A requirements file with pip's option lines: ``-r``/``-c`` (nested, relative to the file, through
+    ``load(path) -> (text, name)``), ``--index-url``/``-i``, ``--extra-index-url``, ``--find-links``/``-f``,
+    ``--no-index``; a ``--hash`` on a requirement is dropped with a note (the resolver's hashes are locked).
+    Editable installs and local paths are refused: they have no index file to hash.
+
+    :raises LockError: naming the file and line of anything envguard cannot lock.
+    """
+    if _depth > 10:
+        raise LockError(f"{where}: -r/-c files nested more than 10 deep (a cycle?)")
+    out = RequirementsFile()
+    reqs: list[Requirement] = []
+    joined = re.sub(r"\\\s*\n", " ", text)
+    for number, raw in enumerate(joined.splitlines(), 1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("-"):
+            opt, _, value = line.partition("=") if line.startswith("--") and "=" in line.split()[0] else (
+                line.split(maxsplit=1)[0], "", line.split(maxsplit=1)[1] if " " in line else "")
+            value = value.strip()
+            at = f"{where}:{number}"
+            if opt in ("-r", "--requirement", "-c", "--constraint"):
+                if not value:
+                    raise LockError(f"{at}: {opt} needs a file")
+                nested_text, nested_name = load(value)
+                inner = read_requirements_file(nested_text, nested_name, load, _depth=_depth + 1)
+                if opt in ("-c", "--constraint"):
+                    out = replace(out, constraints=out.constraints + tuple(str(r) for r in inner.requirements)
+                                  + inner.constraints, notes=out.notes + inner.notes)
+                else:
+                    reqs += inner.requirements
+                    out = _merge(out, inner, at)
+            elif opt in ("-i", "--index-url"):
+                url = _redact_check(value, f"{at}: {opt}")
+                if out.index_url and out.index_url != url:
+                    raise LockError(f"{at}: a second --index-url ({url}); a lock has one base index")
+                out = replace(out, index_url=url)
+            elif opt == "--extra-index-url":
+                out = replace(out, extra_index_urls=(*out.extra_index_urls, _redact_check(value, f"{at}: {opt}")))
+            elif opt in ("-f", "--find-links"):
+                out = replace(out, find_links=(*out.find_links, value))
+            elif opt == "--no-index":
+                out = replace(out, no_index=True)
+            elif opt in ("-e", "--editable"):
+                raise LockError(f"{at}: -e {value}: an editable install has no index file to hash; build a wheel "
+                                "(pip wheel --no-deps -w DIR PATH) and lock it from --find-links DIR")
+            elif opt in _UNSUPPORTED or opt.startswith("--hash"):
+                raise LockError(f"{at}: option lines ({opt}) are not supported by envguard lock; remove it (or "
+                                "give envguard's own flag)")
+            else:
+                raise LockError(f"{at}: option lines ({opt}) are not read; use envguard's --index-url / "
+                                "--extra-index-url / --find-links / -r / -c flags instead")
+            continue
+        if " --hash" in line or "\t--hash" in line:
+            line = re.split(r"\s+--hash", line, maxsplit=1)[0].strip()
+            out = replace(out, notes=(*out.notes, f"{where}:{number}: its --hash options are dropped: the lock "
+                                      "takes every hash from the resolver"))
+        if _LOCAL.search(line.split(";")[0].strip()):
+            raise LockError(f"{where}:{number}: {line!r} is a local path: it has no index file to hash; build a "
+                            "wheel into a folder and lock it from --find-links DIR")
+        reqs.append(_requirement(line, f"{where}:{number}"))
+    return replace(out, requirements=tuple(reqs))
+
+
+def _merge(a: RequirementsFile, b: RequirementsFile, at: str) -> RequirementsFile:
+    if a.index_url and b.index_url and a.index_url != b.index_url:
+        raise LockError(f"{at}: the nested file sets another --index-url ({b.index_url})")
+    return replace(a, index_url=a.index_url or b.index_url, extra_index_urls=a.extra_index_urls + b.extra_index_urls,
+                   find_links=a.find_links + b.find_links, no_index=a.no_index or b.no_index,
+                   constraints=a.constraints + b.constraints, notes=a.notes + b.notes)
+
+
+def _redact_check(url: str, what: str) -> str:
+    if not url:
+        raise LockError(f"{what} needs a URL")
+    return check_url(url, what)
+
+
+def marker_environment(python: str, platform: str) -> dict[str, str]:
+    """PEP 508 marker values of a lock target ("3.11", "linux-x86_64"); the patch release is unknown, so
+    python_full_version is X.Y.0 (as resolvers given a Python version assume)."""
+    return {"python_version": python, "python_full_version": f"{python}.0", "sys_platform": "linux",
+            "platform_system": "Linux", "os_name": "posix", "platform_machine": platform.split("-", 1)[1],
+            "implementation_name": "cpython", "platform_python_implementation": "CPython",
+            "implementation_version": f"{python}.0"}
+
+
+def apply_markers(reqs: Sequence[Requirement], python: str, platform: str,
+                  ) -> tuple[tuple[Requirement, ...], tuple[str, ...]]:
+    """Requirements whose marker holds for the lock's target (they keep it); the others dropped with a note."""
+    env = marker_environment(python, platform)
+    kept: list[Requirement] = []
+    notes: list[str] = []
+    for req in reqs:
+        if req.marker is not None and not req.marker.evaluate({**env, "extra": ""}):
+            notes.append(f"{req} is dropped: its marker does not hold for Python {python} on {platform}")
+            continue
+        kept.append(req)
+    return tuple(kept), tuple(notes)
 
 
 def requirements_from_pyproject(text: str, where: str) -> tuple[Requirement, ...]:
