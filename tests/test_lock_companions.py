@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -325,3 +326,36 @@ def test_slim_python_base_when_the_wheels_bring_cuda(m: Matrices) -> None:
 
     system = choose_base_image(LockSpec(replace(target, python="3.12"), _pkgs("torch==2.14.1")), m, DockerOptions())
     assert system.ref.startswith("nvidia/cuda:13.0") and not system.slim
+
+
+@pytest.mark.slow
+def test_envguard_check_passes_the_lock_it_fails_the_naive_pins(tmp_path: Path) -> None:
+    """Never a lock `check` fails: install the lock (stub wheels carrying the real version.py) and check it; the
+    pins a plain resolver picks (torchvision 0.29.2, cu132) are what check reports as companion-mismatch."""
+    import sys
+
+    from envguard import _subprocess
+
+    house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130"),
+                                                                  ("0.29.2", "0.29.2+cu132")])
+    lock_dir = tmp_path / "lock"
+    code, _out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
+                            "--find-links", str(house), "--format", "pip,json", "-o", str(lock_dir))
+    assert code == 0, err
+
+    def check(venv: Path, *install: str) -> set[str]:
+        assert _subprocess.run((sys.executable, "-m", "venv", "--without-pip", str(venv)), timeout=120).ok
+        pip = (sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"))
+        # NOTE: this machine's pip configuration caps torchvision; the wheelhouse is all these installs read.
+        env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+        got = _subprocess.run((*pip, "install", "-q", "--no-index", "--find-links", str(house), "--no-deps",
+                               *install), timeout=300, env=env)
+        assert got.ok, got.stderr[-2000:]
+        result = CliRunner().invoke(main, ["check", "--python", str(venv), "--format", "json"],
+                                    catch_exceptions=False)
+        return {f["code"] for f in json.loads(result.stdout)["findings"]}
+
+    assert "companion-mismatch" not in check(tmp_path / "locked", "--require-hashes", "-r",
+                                             str(lock_dir / "requirements.lock.txt"))
+    assert "companion-mismatch" in check(tmp_path / "naive", "torch==2.14.1", "torchvision==0.29.2",
+                                         "nvidia-cuda-runtime==13.0.96")

@@ -37,6 +37,20 @@ def make_wheel(folder: Path, name: str, version: str, *, requires: Iterable[str]
     return path
 
 
+#: torch/version.py of the real torch 2.14.1 Linux x86_64 wheel on the default index (read from it).
+TORCH_2_14_1_VERSION_PY = """from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'rocm', 'xpu']
+__version__ = '2.14.1+cu130'
+debug = False
+cuda: Optional[str] = '13.0'
+git_version = '5c4886908584029761b579af026dcfb627c84070'
+hip: Optional[str] = None
+rocm: Optional[str] = None
+xpu: Optional[str] = None
+"""
+
+
 def torch_cu130_house(folder: Path, *, torchvisions: Iterable[tuple[str, str]]) -> Path:
     """torch 2.14.1 as the default index serves it (the cu130 build: no local label; it pins NVIDIA's CUDA 13.0
     runtime wheel; its torch/version.py says 2.14.1+cu130) and the given torchvision (version, embedded build)
@@ -44,7 +58,7 @@ def torch_cu130_house(folder: Path, *, torchvisions: Iterable[tuple[str, str]]) 
     0.29.1+cu130, 0.29.2 embeds 0.29.2+cu132; both require torch>=2.14.0)."""
     make_wheel(folder, "nvidia-cuda-runtime", "13.0.96")
     make_wheel(folder, "torch", "2.14.1", requires=["nvidia-cuda-runtime==13.0.96"],
-               files={"torch/__init__.py": "", "torch/version.py": "__version__ = '2.14.1+cu130'\n"})
+               files={"torch/__init__.py": "", "torch/version.py": TORCH_2_14_1_VERSION_PY})
     for version, embedded in torchvisions:
         make_wheel(folder, "torchvision", version, requires=["torch>=2.14.0"],
                    files={"torchvision/__init__.py": "", "torchvision/version.py":
