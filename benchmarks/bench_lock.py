@@ -241,43 +241,51 @@ def summarise(warm: Run, runs: list[Run], cold: Run | None) -> dict[str, object]
     return entry
 
 
-def bench_request(bench: Bench, request: str, runs: int, cold: bool) -> dict[str, Any]:
+def bench_request(bench: Bench, request: str, runs: int, cold: bool,
+                  selected: tuple[str, ...] = TOOLS) -> dict[str, Any]:
     log = sys.stderr
     warm: dict[str, Run] = {}
-    for tool in TOOLS:
+    for tool in selected:
         print(f"- {request}: warm-up {LABELS[tool]}: {' '.join(bench.argv(tool, request, Path('TMP'), None))}",
               file=log, flush=True)
         warm[tool] = bench.run(tool, request)
-    timed_runs: dict[str, list[Run]] = {t: [] for t in TOOLS}
+    timed_runs: dict[str, list[Run]] = {t: [] for t in selected}
     for i in range(runs):
         print(f"- {request}: timed round {i + 1}/{runs}", file=log, flush=True)
-        for tool in TOOLS:
+        for tool in selected:
             timed_runs[tool].append(bench.run(tool, request))
     cold_runs: dict[str, Run] = {}
     if cold:
-        for tool in TOOLS:
+        for tool in selected:
             print(f"- {request}: cold-cache run {LABELS[tool]}", file=log, flush=True)
             cold_runs[tool] = bench.run(tool, request, cold=True)
-    tools = {t: summarise(warm[t], timed_runs[t], cold_runs.get(t)) for t in TOOLS}
-    pins = {t: read_pins(t, timed_runs[t][-1].outdir) for t in TOOLS}
-    for t in TOOLS:
+    tools = {t: summarise(warm[t], timed_runs[t], cold_runs.get(t)) for t in selected}
+    pins = {t: read_pins(t, timed_runs[t][-1].outdir) for t in selected}
+    for t in selected:
         tools[t]["argv"] = bench.argv(t, request, Path("TMP"), None)
         p = pins[t]
         tools[t]["pins"] = None if p is None else {n: v["version"] for n, v in sorted(p.items())}
         tools[t]["hashes_total"] = None if p is None else sum(int(str(v["hashes"])) for v in p.values())
-    base = tools["pip_compile"]["median_s"]
     ratios: dict[str, dict[str, object]] = {}
-    for t in ("envguard_uv", "envguard_pip"):
-        value = float(str(tools[t]["median_s"])) / float(str(base))
-        ratios[t] = {"ratio": round(value, 4)}
-        if cold:
-            ratios[t]["cold_ratio"] = round(float(str(tools[t]["cold_wall_s"])) /
-                                            float(str(tools["pip_compile"]["cold_wall_s"])), 4)
-    ratios["envguard_uv"]["target"] = TARGET_UV_VS_PIP_COMPILE
-    ratios["envguard_uv"]["met"] = float(str(ratios["envguard_uv"]["ratio"])) <= TARGET_UV_VS_PIP_COMPILE
-    vs_uv = float(str(tools["envguard_uv"]["median_s"])) / float(str(tools["uv"]["median_s"]))
-    ratios["envguard_uv_vs_uv"] = {"ratio": round(vs_uv, 4), "target": TARGET_VS_UV, "met": vs_uv <= TARGET_VS_UV}
-    if cold:
+    if "pip_compile" in tools:
+        base = tools["pip_compile"]["median_s"]
+        for t in ("envguard_uv", "envguard_pip"):
+            if t not in tools:
+                continue
+            value = float(str(tools[t]["median_s"])) / float(str(base))
+            ratios[t] = {"ratio": round(value, 4)}
+            if cold:
+                ratios[t]["cold_ratio"] = round(float(str(tools[t]["cold_wall_s"])) /
+                                                float(str(tools["pip_compile"]["cold_wall_s"])), 4)
+        if "envguard_uv" in ratios:
+            ratios["envguard_uv"]["target"] = TARGET_UV_VS_PIP_COMPILE
+            ratios["envguard_uv"]["met"] = float(str(ratios["envguard_uv"]["ratio"])) <= TARGET_UV_VS_PIP_COMPILE
+    vs_uv = (float(str(tools["envguard_uv"]["median_s"])) / float(str(tools["uv"]["median_s"]))
+             if {"envguard_uv", "uv"} <= tools.keys() else None)
+    if vs_uv is not None:
+        ratios["envguard_uv_vs_uv"] = {"ratio": round(vs_uv, 4), "target": TARGET_VS_UV,
+                                       "met": vs_uv <= TARGET_VS_UV}
+    if cold and vs_uv is not None:
         ratios["envguard_uv_vs_uv"]["cold_ratio"] = round(float(str(tools["envguard_uv"]["cold_wall_s"]))
                                                           / float(str(tools["uv"]["cold_wall_s"])), 4)
     reqs, cuda = REQUESTS[request]
@@ -286,8 +294,9 @@ def bench_request(bench: Bench, request: str, runs: int, cold: bool) -> dict[str
         "cuda": cuda,
         "tools": tools,
         "ratios": ratios,
-        "pins_vs_pip_compile": {t: compare(pins[t], pins["pip_compile"]) for t in ("envguard_uv", "envguard_pip")},
-        "pins_vs_uv": compare(pins["envguard_uv"], pins["uv"]),
+        "pins_vs_pip_compile": {t: compare(pins.get(t), pins.get("pip_compile"))
+                                for t in ("envguard_uv", "envguard_pip") if t in pins},
+        "pins_vs_uv": compare(pins.get("envguard_uv"), pins.get("uv")),
     }
 
 
@@ -341,6 +350,8 @@ def markdown(report: dict[str, object]) -> str:
     assert isinstance(results, dict)
     for key, res in results.items():
         for tool in TOOLS:
+            if tool not in res["tools"]:
+                continue
             t = res["tools"][tool]
             pins = "-" if t["pins"] is None else str(len(t["pins"]))
             lines.append(f"| {key} | `{LABELS[tool]}` | {t['median_s']:.2f} | {t['min_s']:.2f} | {t['max_s']:.2f} |"
@@ -351,6 +362,8 @@ def markdown(report: dict[str, object]) -> str:
               "|---|---|---:|" + ("---:|" if cold else "") + "---|---|---|"]
     for key, res in results.items():
         for tool in ("envguard_uv", "envguard_pip"):
+            if tool not in res["ratios"]:
+                continue
             r, c = res["ratios"][tool], res["pins_vs_pip_compile"][tool]
             target = (f"<= {r['target']} ({'met' if r['met'] else 'NOT met'})") if "target" in r else ""
             if c["comparable"]:
@@ -366,6 +379,8 @@ def markdown(report: dict[str, object]) -> str:
     lines += ["", "| request | envguard lock (uv) / uv pip compile | warm |" + (" cold |" if cold else "")
               + " target | same pins |", "|---|---|---:|" + ("---:|" if cold else "") + "---|---|"]
     for key, res in results.items():
+        if "envguard_uv_vs_uv" not in res["ratios"]:
+            continue
         r, c = res["ratios"]["envguard_uv_vs_uv"], res["pins_vs_uv"]
         same = ("yes" if c["same_names"] and not c["version_differences"] else f"no: {c}") if c["comparable"] \
             else "n/a (a run failed)"
@@ -394,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5, at least 3)")
     parser.add_argument("--request", action="append", choices=sorted(REQUESTS), help="request(s) to run (default all)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache runs")
+    parser.add_argument("--tools", action="append", metavar="REQUEST=TOOL,...",
+                        help="run only these tools for a request, e.g. torch=envguard_uv,uv (pip-compile on the "
+                             "torch request downloads and hashes every torch file: gigabytes); default all")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run (default 900)")
     default_out = ROOT / "benchmarks" / "results" / f"lock-{_dt.date.today():%Y-%m-%d}.json"
     parser.add_argument("--out", default=str(default_out),
@@ -420,8 +438,16 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-lock-") as work:
         bench = Bench(bindir, args.lock_python or python, Path(work), env, args.timeout)
+        chosen: dict[str, tuple[str, ...]] = {}
+        for item in args.tools or ():
+            key, _, names = item.partition("=")
+            picked = tuple(n for n in names.split(",") if n)
+            if key not in REQUESTS or not picked or any(n not in TOOLS for n in picked):
+                parser.error(f"--tools {item!r}: REQUEST=TOOL,... with tools from {', '.join(TOOLS)}")
+            chosen[key] = tuple(t for t in TOOLS if t in picked)
         for request in requests:
-            results[request] = bench_request(bench, request, args.runs, not args.no_cold)
+            results[request] = bench_request(bench, request, args.runs, not args.no_cold,
+                                             chosen.get(request, TOOLS))
     report: dict[str, object] = {
         "environment": environment_info(python, bindir, env),
         "runs": args.runs,
