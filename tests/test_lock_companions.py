@@ -359,3 +359,39 @@ def test_envguard_check_passes_the_lock_it_fails_the_naive_pins(tmp_path: Path) 
                                              str(lock_dir / "requirements.lock.txt"))
     assert "companion-mismatch" in check(tmp_path / "naive", "torch==2.14.1", "torchvision==0.29.2",
                                          "nvidia-cuda-runtime==13.0.96")
+
+
+@pytest.mark.slow
+def test_several_platforms_one_lock_with_marked_sections_that_pip_installs_and_verify_accepts(
+        tmp_path: Path) -> None:
+    import sys
+
+    from envguard import _subprocess
+
+    house = tmp_path / "house"
+    make_wheel(house, "app-core", "1.0", requires=["x86only; platform_machine == 'x86_64'", "fastlib"])
+    make_wheel(house, "x86only", "1.0")
+    make_wheel(house, "fastlib", "1.0")
+    make_wheel(house, "fastlib", "2.0", tag="py3-none-manylinux_2_17_aarch64")
+    lock_dir = tmp_path / "lock"
+    code, out, err = _lock("app-core", "--platform", "linux-x86_64", "--platform", "linux-aarch64", "--python",
+                           "3.11", "--cuda", "cpu", "--no-index", "--find-links", str(house), "--format", "pip,json",
+                           "-o", str(lock_dir), "--json")
+    assert code == 0, err
+    doc = json.loads(out)["lock"]
+    assert doc["target"]["platform"] == "linux-x86_64,linux-aarch64"
+    marked = {(p["name"], p["version"], p.get("marker")) for p in doc["packages"]}
+    assert marked == {("app-core", "1.0", None), ("x86only", "1.0", 'platform_machine == "x86_64"'),
+                      ("fastlib", "1.0", 'platform_machine == "x86_64"'),
+                      ("fastlib", "2.0", 'platform_machine == "aarch64"')}
+    text = (lock_dir / "requirements.lock.txt").read_text()
+    assert '# Only where platform_machine == "aarch64":\nfastlib==2.0 ; platform_machine == "aarch64" \\' in text
+    venv = tmp_path / "venv"
+    assert _subprocess.run((sys.executable, "-m", "venv", str(venv)), timeout=120).ok
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    got = _subprocess.run((str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--require-hashes",
+                           "--no-deps", "--no-index", "--find-links", str(house), "-r",
+                           str(lock_dir / "requirements.lock.txt")), timeout=300, env=env)
+    assert got.ok, got.stderr[-2000:]
+    result = CliRunner().invoke(main, ["verify", str(lock_dir), "--python", str(venv)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stdout

@@ -37,8 +37,9 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.option("--cuda", default=None, metavar="X.Y|auto|cpu",
               help="CUDA of the framework build: a version, 'auto' (newest build this host's driver AND GPUs "
                    "run, per the matrices) or 'cpu'.  [default: auto; --from-current: the installed build]")
-@click.option("--platform", "platform_", type=click.Choice(["linux-x86_64", "linux-aarch64"]), default=None,
-              help="Platform to lock for.  [default: the interpreter's]")
+@click.option("--platform", "platform_", type=click.Choice(["linux-x86_64", "linux-aarch64"]), multiple=True,
+              help="Platform to lock for; repeat for one lock for several (each resolved on its own, pins that "
+                   "differ marked with platform_machine).  [default: the interpreter's]")
 @click.option("--format", "fmt", default="pip,conda,docker,json", show_default=True, metavar="LIST",
               help="Comma-separated outputs: pip (requirements.lock.txt), conda (environment.yml), docker "
                    "(Dockerfile), json (envguard.lock.json).")
@@ -74,7 +75,7 @@ def _formats(value: str) -> tuple[str, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON envelope instead of text.")
 def lock(
     requirements: tuple[str, ...], requirement_files: tuple[str, ...], pyproject: str | None, from_current: bool,
-    python: str | None, cuda: str | None, platform_: str | None, fmt: str, output_dir: str, force: bool,
+    python: str | None, cuda: str | None, platform_: tuple[str, ...], fmt: str, output_dir: str, force: bool,
     dry_run: bool, resolver: str, index_url: str | None, extra_index_urls: tuple[str, ...],
     find_links: tuple[str, ...], no_index: bool, base_image: str | None, wheelhouse: str | None, build: bool,
     tag: str | None, timeout_s: float, constraint_files: tuple[str, ...], for_paths: tuple[str, ...],
@@ -100,7 +101,8 @@ def lock(
             raise click.UsageError("-r - (stdin) can be given only once")
         options = use.LockOptions(
             requirements=requirements, requirement_files=requirement_files, pyproject=pyproject,
-            from_current=from_current, python=python or sys.executable, cuda=cuda, platform=platform_,
+            from_current=from_current, python=python or sys.executable, cuda=cuda,
+            platform=platform_[0] if platform_ else None, platforms=platform_ if len(platform_) > 1 else (),
             formats=formats, output_dir=output_dir, force=force, dry_run=dry_run, resolver=resolver,
             index_url=index_url, extra_index_urls=extra_index_urls, find_links=find_links, no_index=no_index,
             base_image=base_image, wheelhouse=wheelhouse, build=build, tag=tag, timeout_s=timeout_s,

@@ -45,6 +45,8 @@ class LockOptions:
     #: "auto", "cpu", "X.Y", or None: auto for a request, the installed build for --from-current.
     cuda: str | None = None
     platform: str | None = None
+    #: --platform given more than once: one resolution each, merged (pins that differ carry a marker).
+    platforms: tuple[str, ...] = ()
     formats: tuple[str, ...] = LOCK_FORMATS
     output_dir: str = "."
     force: bool = False
@@ -205,9 +207,11 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             interpreter = resolve_python(python_text, environ)
             version, plat = _interpreter_facts(interpreter, environ)
     python = _request.python_minor(version)
-    platform_ = options.platform or plat
-    reqs, dropped = _request.apply_markers(reqs, python, platform_)
-    file_notes += dropped
+    platforms = tuple(dict.fromkeys(options.platforms or (options.platform or plat,)))
+    all_reqs = reqs
+    if len(platforms) == 1:
+        reqs, dropped = _request.apply_markers(reqs, python, platforms[0])
+        file_notes += dropped
     names = {r.name.lower() for r in reqs}
     frameworks = {"torch", "torchvision", "torchaudio", "tensorflow", "jax"}
     host = _target_facts(options, environ, cuda == "auto" and bool(names & frameworks))
@@ -220,26 +224,41 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     for path in options.constraint_files:
         text, name = read_text_input(path, what="constraints file")
         constraints += tuple(str(r) for r in _request.parse_requirements(text.splitlines(), name))
-    plan = _request.plan(mats, reqs, python=python, platform=platform_, cuda=cuda, host=host,
-                         extra_index_urls=options.extra_index_urls)
-    native = interpreter if interpreter and platform_ == plat and _request.python_minor(version) == python else None
-    request = ResolveRequest(
-        requirements=plan.requirements, python=python, platform=platform_,
-        extra_index_urls=tuple(i.url for i in plan.indexes) + tuple(options.extra_index_urls),
-        index_url=options.index_url, find_links=tuple(os.path.abspath(f) for f in options.find_links),
-        no_index=options.no_index, interpreter=native, timeout_s=options.timeout_s, constraints=constraints,
-    )
-    try:
-        resolver = choose_resolver(options.resolver, environ, _subprocess.run)
-        resolution, target, checked = _resolve_built(resolver, request, plan, mats, host, reqs)
-    except LockError as exc:
-        from envguard.errors import PlannedLockError
+    per_platform = []
+    for platform_ in platforms:
+        # NOTE: with several platforms each resolves its own pins; requirements keep their markers (the
+        # resolver evaluates them per platform) and the pins that differ get a platform marker.
+        preqs = reqs if len(platforms) == 1 else _request.apply_markers(all_reqs, python, platform_)[0]
+        plan = _request.plan(mats, preqs, python=python, platform=platform_, cuda=cuda, host=host,
+                             extra_index_urls=options.extra_index_urls)
+        native = interpreter if interpreter and platform_ == plat else None
+        request = ResolveRequest(
+            requirements=plan.requirements, python=python, platform=platform_,
+            extra_index_urls=tuple(i.url for i in plan.indexes) + tuple(options.extra_index_urls),
+            index_url=options.index_url, find_links=tuple(os.path.abspath(f) for f in options.find_links),
+            no_index=options.no_index, interpreter=native, timeout_s=options.timeout_s, constraints=constraints,
+        )
+        try:
+            resolver = choose_resolver(options.resolver, environ, _subprocess.run)
+            resolution, target, checked = _resolve_built(resolver, request, plan, mats, host, preqs)
+        except LockError as exc:
+            from envguard.errors import PlannedLockError
 
-        raise PlannedLockError(str(exc), plan.to_dict()) from None
+            raise PlannedLockError(str(exc) if len(platforms) == 1 else f"{platform_}: {exc}", plan.to_dict()) \
+                from None
+        per_platform.append((platform_, plan, request, resolution, target, checked))
+    platform_, plan, request, resolution, target, checked = per_platform[0]
     reasons = plan.reasons + checked + file_notes
     from envguard.lock.spec import IndexUse
 
     packages = resolution.packages
+    if len(per_platform) > 1:
+        from envguard.lock.multi import merge
+
+        packages, target, indexes_extra, merged_why = merge(
+            [(pf, t, r.packages, pl.indexes) for pf, pl, _rq, r, t, _c in per_platform])
+        reasons = tuple(dict.fromkeys(reasons + tuple(x for *_r, c in per_platform for x in c) + merged_why))
+        plan = replace(plan, indexes=indexes_extra)
     if options.from_current:
         from dataclasses import replace
 
@@ -248,15 +267,18 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         digests: dict[str, str | None] = {str(canonicalize_name(d.name)): d.record.files_digest
                                           for d in installed if d.record is not None}
         packages = tuple(replace(p, files=digests.get(p.key)) for p in packages)
-    elif options.record_files:
+    elif options.record_files and len(per_platform) == 1:
         packages = _record_files(resolver, request, resolution, options.timeout_s)
+    elif options.record_files:
+        raise LockError("--record-files reads the wheels of one platform; give one --platform")
     indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
     if options.index_url:
         indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
     spec = _Spec(
         target=target, packages=packages, indexes=indexes,
         mode="current" if options.from_current else "request",
-        requirements=tuple(str(r) for r in reqs), resolver=resolution.resolver, envguard_version=__version__,
+        requirements=tuple(str(r) for r in (reqs if len(platforms) == 1 else all_reqs)),
+        resolver=resolution.resolver, envguard_version=__version__,
         matrices=tuple(m.describe() for m in (mats.torch.meta, mats.cuda_driver.meta, mats.cuda_images.meta)),
         skipped=skipped,
     )
@@ -516,8 +538,11 @@ def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[s
         version, installed, scan = installed_state(ctx, records=records, scan=True,
                                                    only=[p.key for p in spec.packages])
         driver = driver_future.result()[0] if driver_future is not None else None
+    # NOTE: only a multi-platform lock (pins with markers) needs the interpreter's machine.
+    machine = _interpreter_facts(exe, environ)[1].split("-", 1)[-1] if any(p.marker for p in spec.packages) \
+        else "x86_64"
     result = compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore,
-                     scan=scan)
+                     scan=scan, machine=machine)
     if not records:
         from dataclasses import replace
 

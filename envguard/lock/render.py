@@ -127,8 +127,15 @@ def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> R
     indexes = "\n".join(f"--index-url {i.url}" if i.reason == "--index-url" else
                         f"--extra-index-url {i.url}  # {i.reason}" for i in spec.indexes)
     pins = []
-    for p in sorted(spec.packages, key=lambda p: p.key):
-        lines = [f"{p.name}=={p.version}"] + [f"    --hash={h}" for h in sorted(p.hashes)]
+    shared = sorted((p for p in spec.packages if not p.marker), key=lambda p: p.key)
+    marked = sorted((p for p in spec.packages if p.marker), key=lambda p: (p.marker or "", p.key))
+    section = None
+    for p in [*shared, *marked]:
+        if p.marker and p.marker != section:
+            section = p.marker
+            pins.append(f"# Only where {p.marker}:")
+        head = f"{p.name}=={p.version}" + (f" ; {p.marker}" if p.marker else "")
+        lines = [head] + [f"    --hash={h}" for h in sorted(p.hashes)]
         pins.append(" \\\n".join(lines))
     text = _template("requirements.lock.txt.tmpl").substitute(
         header=header(spec), indexes=indexes + "\n" if indexes else "", pins="\n".join(pins))

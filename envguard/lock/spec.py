@@ -69,6 +69,8 @@ class LockedPackage:
     #: sha256 over the files its wheel installs ("path<TAB>hash" lines of its RECORD), when recorded at lock
     #: time: verify then catches a file edited together with its RECORD line.
     files: str | None = None
+    #: A PEP 508 marker when the pin holds only on some of a multi-platform lock's platforms.
+    marker: str | None = None
 
     @property
     def key(self) -> str:
@@ -136,8 +138,9 @@ class LockSpec:
         """sha256 of what determines the environment: target, pins, hashes and indexes (not provenance)."""
         core = {
             "target": _plain(self.target),
-            "packages": [[p.key, p.version, sorted(p.hashes), *([p.files] if p.files else [])]
-                         for p in sorted(self.packages, key=lambda p: p.key)],
+            "packages": [[p.key, p.version, sorted(p.hashes), *([p.files] if p.files else []),
+                          *([f"; {p.marker}"] if p.marker else [])]
+                         for p in sorted(self.packages, key=lambda p: (p.key, p.marker or ""))],
             "indexes": sorted(i.url for i in self.indexes),
         }
         blob = json.dumps(core, sort_keys=True, separators=(",", ":")).encode()
@@ -155,8 +158,9 @@ class LockSpec:
             "target": _plain(self.target),
             "indexes": [{"url": i.url, "reason": i.reason} for i in self.indexes],
             "packages": [{"name": p.name, "version": p.version, "hashes": sorted(p.hashes),
-                          "requested": p.requested, **({"files": p.files} if p.files else {})}
-                         for p in sorted(self.packages, key=lambda p: p.key)],
+                          "requested": p.requested, **({"files": p.files} if p.files else {}),
+                          **({"marker": p.marker} if p.marker else {})}
+                         for p in sorted(self.packages, key=lambda p: (p.key, p.marker or ""))],
             "skipped": [{"name": n, "reason": r} for n, r in self.skipped],
         }
 
@@ -194,8 +198,11 @@ class LockSpec:
                 files = _opt(p.get("files"))
                 if files is not None and not _HASH.fullmatch(files):
                     raise LockError(f"{name}: {pname}: malformed files digest {files!r}")
+                marker = _opt(p.get("marker"))
+                if marker is not None:
+                    _check_marker(marker, pname, name)
                 packages.append(LockedPackage(pname, check_version(_str(p["version"]), pname), hashes,
-                                              bool(p.get("requested", False)), files))
+                                              bool(p.get("requested", False)), files, marker))
             indexes = tuple(IndexUse(check_url(_str(i["url"])), _str(i.get("reason", "")))
                             for i in data.get("indexes") or ())
             gen = data.get("generator") or {}
@@ -217,6 +224,17 @@ class LockSpec:
             raise LockError(f"{name}: fingerprint {recorded} does not match its content ({spec.fingerprint}); "
                             "the file was edited by hand — re-create it with `envguard lock`")
         return spec
+
+
+def _check_marker(marker: str, pname: str, name: str) -> None:
+    from packaging.markers import InvalidMarker, Marker
+
+    try:
+        Marker(marker)
+    except InvalidMarker:
+        raise LockError(f"{name}: {pname}: {marker!r} is not an environment marker") from None
+    if not re.fullmatch(r"[A-Za-z0-9_ .=<>!'\"()~-]+", marker):
+        raise LockError(f"{name}: {pname}: marker {marker!r} has characters envguard will not render")
 
 
 def _plain(target: LockTarget) -> dict[str, str | None]:

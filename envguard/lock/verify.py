@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
@@ -68,10 +68,19 @@ def _same_public(a: str, b: str) -> bool:
 def compare(
     spec: LockSpec, installed: Sequence[InstalledDistribution], *, python: str, interpreter: str,
     driver: DriverInfo | Unavailable | None, lock_name: str, ignore: Iterable[str] = (),
-    scan: SiteScan | None = None,
+    scan: SiteScan | None = None, machine: str = "x86_64",
 ) -> VerifyResult:
     """Missing, extra and different packages, CUDA variant, RECORD integrity (and the RECORD itself against the
     digest the lock recorded), unrecorded files, .pth files and stale bytecode, Python and driver floor."""
+    if any(p.marker for p in spec.packages):
+        from packaging.markers import Marker
+
+        from envguard.lock.request import marker_environment
+
+        env = {**marker_environment(".".join(python.split(".")[:2]), machine_platform(machine)), "extra": "",
+               "python_full_version": python}
+        spec = replace(spec, packages=tuple(p for p in spec.packages
+                                            if not p.marker or Marker(p.marker).evaluate(env)))
     locked_keys = {p.key for p in spec.packages}
     # NOTE: installer tooling is left out only where the lock does not pin it.
     skip = ((TOOLING - locked_keys) | {canonicalize_name(n) for n in ignore}
@@ -150,6 +159,12 @@ def compare(
     drifts.sort(key=lambda d: (order[d.kind], d.name.lower()))
     return VerifyResult(spec, lock_name, python, interpreter, tuple(drifts), tuple(notes),
                         len(spec.packages), files_checked, fix_commands(drifts, interpreter, lock_name))
+
+
+def machine_platform(machine: str) -> str:
+    """"x86_64" / "aarch64" (platform.machine()) → the lock's platform name."""
+    m = machine.lower().replace("amd64", "x86_64").replace("arm64", "aarch64")
+    return f"linux-{m}"
 
 
 def _scan_drifts(scan: SiteScan, accepted: set[str]) -> list[Drift]:
