@@ -395,3 +395,17 @@ def test_several_platforms_one_lock_with_marked_sections_that_pip_installs_and_v
     assert got.ok, got.stderr[-2000:]
     result = CliRunner().invoke(main, ["verify", str(lock_dir), "--python", str(venv)], catch_exceptions=False)
     assert result.exit_code == 0, result.stdout
+
+
+@pytest.mark.slow
+def test_lock_names_only_the_matrix_files_its_decisions_read(wheelhouse: Path, tmp_path: Path) -> None:
+    code, out, err = _lock("six", "--python", "3.11", "--cuda", "cpu", "--no-index", "--find-links", str(wheelhouse),
+                           "--dry-run", "--format", "json", "--json")
+    assert code == 0, err
+    assert json.loads(out)["lock"]["generator"]["matrices"] == []
+    house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130")])
+    code, out, err = _lock("torch", "--cuda", "13.0", "--python", "3.11", "--no-index", "--find-links", str(house),
+                           "--dry-run", "--format", "json,docker", "--json")
+    assert code == 0, err
+    names = [m.split()[0] for m in json.loads(out)["lock"]["generator"]["matrices"]]
+    assert names == ["torch", "cuda-driver", "cuda-images"]

@@ -75,8 +75,18 @@ class LockOptions:
 
 
 def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
-    """(X.Y.Z, "linux-x86_64") of an interpreter."""
+    """(X.Y.Z, "linux-x86_64") of an interpreter (this one's own answer when it is the same binary: a venv of
+    it has the same version and machine)."""
+    import platform
+
     from envguard import _subprocess
+
+    try:
+        same = os.path.samefile(os.path.realpath(exe), os.path.realpath(sys.executable))
+    except OSError:
+        same = False
+    if same:
+        return "%d.%d.%d" % sys.version_info[:3], _platform_tag(sys.platform, platform.machine())
 
     probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
     result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
@@ -279,7 +289,7 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         mode="current" if options.from_current else "request",
         requirements=tuple(str(r) for r in (reqs if len(platforms) == 1 else all_reqs)),
         resolver=resolution.resolver, envguard_version=__version__,
-        matrices=tuple(m.describe() for m in (mats.torch.meta, mats.cuda_driver.meta, mats.cuda_images.meta)),
+        matrices=_tables_used(mats, plan, target, options.formats),
         skipped=skipped,
     )
     docker_opts = _render.DockerOptions(options.base_image, bool(options.wheelhouse), options.os_tag)
@@ -476,6 +486,16 @@ def _newer_note(newest: str | None, resolution: Resolution, mats: Matrices) -> t
             f"torch {pinned}, whose CUDA build, cuDNN, NCCL and GPU architectures are sourced facts; ask for "
             f"torch=={Version(newest).major}.{Version(newest).minor}.* to lock the newer release (envguard then "
             "reads its CUDA from the wheels and reports the rest unknown)",)
+
+
+def _tables_used(mats: Matrices, plan: LockPlan, target: LockTarget, formats: tuple[str, ...]) -> tuple[str, ...]:
+    """The matrix files this lock's decisions read, with their retrieval dates (only those are parsed)."""
+    metas = [getattr(mats, b.framework).meta for b in plan.builds if b.framework in ("torch", "tensorflow", "jax")]
+    if target.driver_floor:
+        metas.append(mats.cuda_driver.meta)
+    if "docker" in formats:
+        metas.append(mats.cuda_images.meta)
+    return tuple(dict.fromkeys(m.describe() for m in metas))
 
 
 def _local_digest(ref: str, environ: Mapping[str, str]) -> str | None:
