@@ -86,7 +86,7 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
     except OSError:
         same = False
     if same:
-        return "%d.%d.%d" % sys.version_info[:3], _platform_tag(sys.platform, platform.machine())
+        return "{}.{}.{}".format(*sys.version_info[:3]), _platform_tag(sys.platform, platform.machine())
 
     probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
     result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
@@ -462,10 +462,10 @@ def _newest_probe(plan: LockPlan, reqs: tuple[Requirement, ...], mats: Matrices)
     from packaging.version import Version
 
 
-    if plan.unknown_release or not mats.torch.releases:
-        return None
     torch_req = next((r for r in reqs if r.name.lower() == "torch"), None)
     if torch_req is None and not any(r.name.lower() in ("torchvision", "torchaudio") for r in reqs):
+        return None  # NOTE: before touching mats.torch, which parses torch.toml
+    if plan.unknown_release or not mats.torch.releases:
         return None
     top = Version(mats.torch.releases[0].version)
     spec = torch_req.specifier if torch_req is not None else None
