@@ -399,6 +399,8 @@ def _resolve_built(
         probe = _newest_probe(plan, reqs, mats)
         if probe is not None:
             newer = pool.submit(resolver.newest, request, probe, _subprocess.run)
+        # NOTE: what comes after resolving is imported (and its tables parsed) while the resolver runs.
+        warm = pool.submit(_warm_up, mats, plan.target.cuda)
         for attempt in range(_ROUNDS + 1):
             try:
                 resolution = resolver.resolve(request, _subprocess.run)
@@ -432,6 +434,7 @@ def _resolve_built(
             reasons += [f"{m.detail}: excluded ({m.constraint}) and resolved again" for m in fixable]
             request = replace(request, constraints=request.constraints + tuple(str(m.constraint) for m in fixable))
         reasons += notes
+        warm.result()
         if newer is not None:
             reasons += _newer_note(newer.result(), resolution, mats)
     target = plan.target
@@ -455,6 +458,15 @@ def _resolve_built(
                 raise LockError(f"the locked wheels bring CUDA {target.cuda}, which needs driver >= "
                                 f"{target.driver_floor}; the target ({host.source}) has {host.driver}")
     return resolution, target, tuple(reasons)
+
+
+def _warm_up(mats: Matrices, cuda: str | None) -> None:
+    """Import the renderers and parse the driver table in a thread while the resolver subprocess runs."""
+    import envguard.formatters.lockfiles
+    import envguard.lock.render  # noqa: F401 - imported for its side effect (the module cache)
+
+    if cuda:
+        _ = mats.cuda_driver
 
 
 def _newest_probe(plan: LockPlan, reqs: tuple[Requirement, ...], mats: Matrices) -> str | None:
