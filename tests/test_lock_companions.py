@@ -409,3 +409,49 @@ def test_lock_names_only_the_matrix_files_its_decisions_read(wheelhouse: Path, t
     assert code == 0, err
     names = [m.split()[0] for m in json.loads(out)["lock"]["generator"]["matrices"]]
     assert names == ["torch", "cuda-driver", "cuda-images"]
+
+
+# ---- the default index, for real (uv reads metadata only; companions' builds by HTTP range requests) ---------
+
+
+@pytest.mark.slow
+def test_default_index_torch_torchvision_cu130_pins_a_cu130_torchvision(tmp_path: Path) -> None:
+    code, out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--resolver", "uv",
+                           "--dry-run", "--format", "json", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    pins = {p["name"]: p["version"] for p in doc["lock"]["packages"]}
+    assert doc["lock"]["target"]["variant"] == "cu130"
+    # What the pinned torchvision's own wheel says it is built for (read here independently of envguard's loop).
+    from envguard.lock.resolve import ResolveRequest, UvResolver, find_uv
+
+    uv = find_uv(dict(os.environ))
+    assert uv is not None
+    from envguard import _subprocess
+
+    pin = LockedPackage("torchvision", pins["torchvision"], H)
+    urls = UvResolver(uv).file_urls(ResolveRequest(("torchvision",), "3.11", "linux-x86_64"), (pin,),
+                                    _subprocess.run, None)  # type: ignore[arg-type] # reason: uv ignores it
+    embedded = wheels.embedded_version(urls["torchvision"], "torchvision")
+    assert embedded is not None and companions.local_of(embedded) == "cu130", embedded
+
+
+@pytest.mark.slow
+def test_default_index_tensorflow_header_states_the_cuda_of_its_wheels() -> None:
+    code, out, err = _lock("tensorflow", "--cuda", "12.5", "--python", "3.11", "--resolver", "uv", "--dry-run",
+                           "--format", "json", "--json")
+    assert code == 0, err
+    lock = json.loads(out)["lock"]
+    runtime = next(p["version"] for p in lock["packages"] if p["name"] == "nvidia-cuda-runtime-cu12")
+    cudnn = next(p["version"] for p in lock["packages"] if p["name"] == "nvidia-cudnn-cu12")
+    assert lock["target"]["cuda"] == ".".join(runtime.split(".")[:2])
+    assert lock["target"]["cudnn"] == ".".join(cudnn.split(".")[:2])
+
+
+@pytest.mark.slow
+def test_default_index_mixed_torch_and_tensorflow_resolve() -> None:
+    code, out, err = _lock("torch==2.10.*", "tensorflow", "--cuda", "12.8", "--python", "3.11", "--resolver", "uv",
+                           "--dry-run", "--format", "json", "--json")
+    assert code == 0, err
+    pins = {p["name"]: p["version"] for p in json.loads(out)["lock"]["packages"]}
+    assert pins["torch"].startswith("2.10.") and "tensorflow" in pins
