@@ -7,7 +7,7 @@ virtualenv that has envguard (editable is fine), uv and pip-tools installed::
     .venv/bin/python benchmarks/bench_lock.py [--python .venv/bin/python] [--runs 5] \\
         [--out benchmarks/results/lock-YYYY-MM-DD.json]
 
-Requests (each run by all three tools; ``--request KEY`` picks some):
+Requests (each run by all four tools; ``--request KEY`` picks some):
 
 * ``torch``: ``torch==2.5.*`` for CUDA 12.4. cu124 is the build the default index serves for torch 2.5 on
   Linux x86_64, so envguard adds no framework index and pip-compile gets the very same line.
@@ -19,6 +19,9 @@ Commands, per request (``<venv>`` is the directory of ``--python``):
   --resolver uv`` (uv runs ``uv pip compile --generate-hashes``: every file of each pin is hashed);
 * ``envguard_pip``: the same with ``--resolver pip`` (pip's resolver, ``pip install --dry-run --report``;
   one hash per pin, that of the file pip chose);
+* ``uv``:           ``<venv>/uv pip compile --generate-hashes --quiet --python-version X.Y --python-platform
+  x86_64-manylinux_2_28 --output-file TMP/requirements.txt requirements.in``: the command envguard's uv
+  backend runs, alone (issue 12 target: envguard <= 1.5 x its median, with the same pins);
 * ``pip_compile``:  ``<venv>/pip-compile --generate-hashes --quiet --output-file TMP/requirements.txt
   requirements.in``, the request written one requirement a line, run in TMP.
 
@@ -31,7 +34,7 @@ envguard's pip resolver pass ``--python-version``/``--platform``, which pip befo
 Method:
 
 * Warm cache: one untimed warm-up run per command, then ``--runs`` timed rounds (default 5, at least 3),
-  round-robin over the three commands so that drift hits all alike; ``time.perf_counter`` from spawn to
+  round-robin over the four commands so that drift hits all alike; ``time.perf_counter`` from spawn to
   reap. Medians, min and max are reported; ratios are envguard median / pip-compile median. Timings are
   reported, never asserted (the uv backend's target, <= 0.3 x pip-compile, is shown as met or not).
 * Cold cache (unless ``--no-cold``): one more run per command with empty caches: ``UV_CACHE_DIR`` and
@@ -72,14 +75,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PYCACHE_PREFIX = ROOT / ".bench" / "pycache"
 #: Issue target: envguard lock with the uv resolver at most this many times pip-compile's median.
 TARGET_UV_VS_PIP_COMPILE = 0.3
+#: Issue 12 target: envguard lock (uv) at most this many times plain `uv pip compile` on the same request.
+TARGET_VS_UV = 1.5
 STDERR_TAIL_CHARS = 3000
 
 REQUESTS: dict[str, tuple[tuple[str, ...], str]] = {
     "torch": (("torch==2.5.*",), "12.4"),
     "app": (("requests", "rich", "click", "numpy", "pandas"), "cpu"),
 }
-TOOLS = ("envguard_uv", "envguard_pip", "pip_compile")
-LABELS = {"envguard_uv": "envguard lock (uv)", "envguard_pip": "envguard lock (pip)", "pip_compile": "pip-compile"}
+TOOLS = ("envguard_uv", "uv", "envguard_pip", "pip_compile")
+LABELS = {"envguard_uv": "envguard lock (uv)", "uv": "uv pip compile", "envguard_pip": "envguard lock (pip)",
+          "pip_compile": "pip-compile"}
 
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
 
@@ -139,9 +145,20 @@ class Bench:
     def __init__(self, bindir: Path, lock_python: str, work: Path, env: dict[str, str], timeout: float) -> None:
         self.bindir, self.lock_python, self.work, self.env, self.timeout = bindir, lock_python, work, env, timeout
         self.count = 0
+        if re.fullmatch(r"\d+\.\d+", lock_python):
+            self.uv_python = lock_python
+        else:
+            out = subprocess.run([lock_python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                 capture_output=True, text=True, check=True)
+            self.uv_python = out.stdout.strip()
 
     def argv(self, tool: str, request: str, outdir: Path, cache: Path | None) -> list[str]:
         reqs, cuda = REQUESTS[request]
+        if tool == "uv":
+            # The very command envguard runs (same Python and platform), writing a file as envguard does.
+            return [str(self.bindir / "uv"), "pip", "compile", "--generate-hashes", "--quiet", "--python-version",
+                    self.uv_python, "--python-platform", "x86_64-manylinux_2_28",
+                    "--output-file", str(outdir / "requirements.txt"), "requirements.in"]
         if tool == "pip_compile":
             argv = [str(self.bindir / "pip-compile"), "--generate-hashes", "--quiet",
                     "--output-file", str(outdir / "requirements.txt"), "requirements.in"]
@@ -154,7 +171,7 @@ class Bench:
         self.count += 1
         outdir = self.work / f"{request}-{tool}-{self.count}"
         outdir.mkdir()
-        if tool == "pip_compile":
+        if tool in ("pip_compile", "uv"):
             (outdir / "requirements.in").write_text("\n".join(REQUESTS[request][0]) + "\n")
         env = self.env
         cache = None
@@ -170,7 +187,7 @@ class Bench:
 def read_pins(tool: str, outdir: Path) -> dict[str, dict[str, object]] | None:
     """name -> {version, hashes} from one run's output, or None if it wrote none."""
     pins: dict[str, dict[str, object]] = {}
-    if tool == "pip_compile":
+    if tool in ("pip_compile", "uv"):
         path = outdir / "requirements.txt"
         if not path.exists():
             return None
@@ -224,47 +241,62 @@ def summarise(warm: Run, runs: list[Run], cold: Run | None) -> dict[str, object]
     return entry
 
 
-def bench_request(bench: Bench, request: str, runs: int, cold: bool) -> dict[str, Any]:
+def bench_request(bench: Bench, request: str, runs: int, cold: bool,
+                  selected: tuple[str, ...] = TOOLS) -> dict[str, Any]:
     log = sys.stderr
     warm: dict[str, Run] = {}
-    for tool in TOOLS:
+    for tool in selected:
         print(f"- {request}: warm-up {LABELS[tool]}: {' '.join(bench.argv(tool, request, Path('TMP'), None))}",
               file=log, flush=True)
         warm[tool] = bench.run(tool, request)
-    timed_runs: dict[str, list[Run]] = {t: [] for t in TOOLS}
+    timed_runs: dict[str, list[Run]] = {t: [] for t in selected}
     for i in range(runs):
         print(f"- {request}: timed round {i + 1}/{runs}", file=log, flush=True)
-        for tool in TOOLS:
+        for tool in selected:
             timed_runs[tool].append(bench.run(tool, request))
     cold_runs: dict[str, Run] = {}
     if cold:
-        for tool in TOOLS:
+        for tool in selected:
             print(f"- {request}: cold-cache run {LABELS[tool]}", file=log, flush=True)
             cold_runs[tool] = bench.run(tool, request, cold=True)
-    tools = {t: summarise(warm[t], timed_runs[t], cold_runs.get(t)) for t in TOOLS}
-    pins = {t: read_pins(t, timed_runs[t][-1].outdir) for t in TOOLS}
-    for t in TOOLS:
+    tools = {t: summarise(warm[t], timed_runs[t], cold_runs.get(t)) for t in selected}
+    pins = {t: read_pins(t, timed_runs[t][-1].outdir) for t in selected}
+    for t in selected:
         tools[t]["argv"] = bench.argv(t, request, Path("TMP"), None)
         p = pins[t]
         tools[t]["pins"] = None if p is None else {n: v["version"] for n, v in sorted(p.items())}
         tools[t]["hashes_total"] = None if p is None else sum(int(str(v["hashes"])) for v in p.values())
-    base = tools["pip_compile"]["median_s"]
     ratios: dict[str, dict[str, object]] = {}
-    for t in ("envguard_uv", "envguard_pip"):
-        value = float(str(tools[t]["median_s"])) / float(str(base))
-        ratios[t] = {"ratio": round(value, 4)}
-        if cold:
-            ratios[t]["cold_ratio"] = round(float(str(tools[t]["cold_wall_s"])) /
-                                            float(str(tools["pip_compile"]["cold_wall_s"])), 4)
-    ratios["envguard_uv"]["target"] = TARGET_UV_VS_PIP_COMPILE
-    ratios["envguard_uv"]["met"] = float(str(ratios["envguard_uv"]["ratio"])) <= TARGET_UV_VS_PIP_COMPILE
+    if "pip_compile" in tools:
+        base = tools["pip_compile"]["median_s"]
+        for t in ("envguard_uv", "envguard_pip"):
+            if t not in tools:
+                continue
+            value = float(str(tools[t]["median_s"])) / float(str(base))
+            ratios[t] = {"ratio": round(value, 4)}
+            if cold:
+                ratios[t]["cold_ratio"] = round(float(str(tools[t]["cold_wall_s"])) /
+                                                float(str(tools["pip_compile"]["cold_wall_s"])), 4)
+        if "envguard_uv" in ratios:
+            ratios["envguard_uv"]["target"] = TARGET_UV_VS_PIP_COMPILE
+            ratios["envguard_uv"]["met"] = float(str(ratios["envguard_uv"]["ratio"])) <= TARGET_UV_VS_PIP_COMPILE
+    vs_uv = (float(str(tools["envguard_uv"]["median_s"])) / float(str(tools["uv"]["median_s"]))
+             if {"envguard_uv", "uv"} <= tools.keys() else None)
+    if vs_uv is not None:
+        ratios["envguard_uv_vs_uv"] = {"ratio": round(vs_uv, 4), "target": TARGET_VS_UV,
+                                       "met": vs_uv <= TARGET_VS_UV}
+    if cold and vs_uv is not None:
+        ratios["envguard_uv_vs_uv"]["cold_ratio"] = round(float(str(tools["envguard_uv"]["cold_wall_s"]))
+                                                          / float(str(tools["uv"]["cold_wall_s"])), 4)
     reqs, cuda = REQUESTS[request]
     return {
         "requirements": list(reqs),
         "cuda": cuda,
         "tools": tools,
         "ratios": ratios,
-        "pins_vs_pip_compile": {t: compare(pins[t], pins["pip_compile"]) for t in ("envguard_uv", "envguard_pip")},
+        "pins_vs_pip_compile": {t: compare(pins.get(t), pins.get("pip_compile"))
+                                for t in ("envguard_uv", "envguard_pip") if t in pins},
+        "pins_vs_uv": compare(pins.get("envguard_uv"), pins.get("uv")),
     }
 
 
@@ -318,6 +350,8 @@ def markdown(report: dict[str, object]) -> str:
     assert isinstance(results, dict)
     for key, res in results.items():
         for tool in TOOLS:
+            if tool not in res["tools"]:
+                continue
             t = res["tools"][tool]
             pins = "-" if t["pins"] is None else str(len(t["pins"]))
             lines.append(f"| {key} | `{LABELS[tool]}` | {t['median_s']:.2f} | {t['min_s']:.2f} | {t['max_s']:.2f} |"
@@ -328,6 +362,8 @@ def markdown(report: dict[str, object]) -> str:
               "|---|---|---:|" + ("---:|" if cold else "") + "---|---|---|"]
     for key, res in results.items():
         for tool in ("envguard_uv", "envguard_pip"):
+            if tool not in res["ratios"]:
+                continue
             r, c = res["ratios"][tool], res["pins_vs_pip_compile"][tool]
             target = (f"<= {r['target']} ({'met' if r['met'] else 'NOT met'})") if "target" in r else ""
             if c["comparable"]:
@@ -340,6 +376,17 @@ def markdown(report: dict[str, object]) -> str:
                 agree, diff = "n/a (a run failed)", "n/a"
             lines.append(f"| {key} | `{LABELS[tool]}` / pip-compile | {r['ratio']:.3f} |"
                          + (f" {r['cold_ratio']:.3f} |" if cold else "") + f" {target} | {agree} | {diff} |")
+    lines += ["", "| request | envguard lock (uv) / uv pip compile | warm |" + (" cold |" if cold else "")
+              + " target | same pins |", "|---|---|---:|" + ("---:|" if cold else "") + "---|---|"]
+    for key, res in results.items():
+        if "envguard_uv_vs_uv" not in res["ratios"]:
+            continue
+        r, c = res["ratios"]["envguard_uv_vs_uv"], res["pins_vs_uv"]
+        same = ("yes" if c["same_names"] and not c["version_differences"] else f"no: {c}") if c["comparable"] \
+            else "n/a (a run failed)"
+        lines.append(f"| {key} | `envguard lock (uv)` / `uv pip compile` | {r['ratio']:.3f} |"
+                     + (f" {r['cold_ratio']:.3f} |" if cold else "")
+                     + f" <= {r['target']} ({'met' if r['met'] else 'NOT met'}) | {same} |")
     env = report["environment"]
     assert isinstance(env, dict)
     lines += ["", f"Warm cache: median of {report['runs']} timed runs after one untimed warm-up per command"
@@ -362,6 +409,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs per command (default 5, at least 3)")
     parser.add_argument("--request", action="append", choices=sorted(REQUESTS), help="request(s) to run (default all)")
     parser.add_argument("--no-cold", action="store_true", help="skip the cold-cache runs")
+    parser.add_argument("--tools", action="append", metavar="REQUEST=TOOL,...",
+                        help="run only these tools for a request, e.g. torch=envguard_uv,uv (pip-compile on the "
+                             "torch request downloads and hashes every torch file: gigabytes); default all")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run (default 900)")
     default_out = ROOT / "benchmarks" / "results" / f"lock-{_dt.date.today():%Y-%m-%d}.json"
     parser.add_argument("--out", default=str(default_out),
@@ -388,8 +438,16 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-lock-") as work:
         bench = Bench(bindir, args.lock_python or python, Path(work), env, args.timeout)
+        chosen: dict[str, tuple[str, ...]] = {}
+        for item in args.tools or ():
+            key, _, names = item.partition("=")
+            picked = tuple(n for n in names.split(",") if n)
+            if key not in REQUESTS or not picked or any(n not in TOOLS for n in picked):
+                parser.error(f"--tools {item!r}: REQUEST=TOOL,... with tools from {', '.join(TOOLS)}")
+            chosen[key] = tuple(t for t in TOOLS if t in picked)
         for request in requests:
-            results[request] = bench_request(bench, request, args.runs, not args.no_cold)
+            results[request] = bench_request(bench, request, args.runs, not args.no_cold,
+                                             chosen.get(request, TOOLS))
     report: dict[str, object] = {
         "environment": environment_info(python, bindir, env),
         "runs": args.runs,

@@ -41,3 +41,11 @@ class LockError(InputError):
 
 class LockUsageError(LockError, UsageError):
     """A lock option has an unusable value (``--python 3.99``, ``--cuda twelve``): exit code 2."""
+
+
+class PlannedLockError(LockError):
+    """Resolving or checking failed after the build was planned; carries the plan for `lock --json`."""
+
+    def __init__(self, message: str, plan: dict[str, object]) -> None:
+        super().__init__(message)
+        self.plan = plan

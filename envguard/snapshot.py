@@ -384,11 +384,27 @@ class RecordCheck:
     missing_count: int = 0
     #: Why nothing could be checked ("no RECORD file"), if so.
     error: str | None = None
+    #: sha256 over the installed RECORD's file entries (what a lock records per package; see _installed.py).
+    files_digest: str | None = None
 
     @property
     def intact(self) -> bool:
         """True when every hashed file is present and unchanged."""
         return self.error is None and not self.mismatched_count and not self.missing_count
+
+
+@dataclass(frozen=True, slots=True)
+class SiteScan:
+    """What lies in site-packages beside the distributions: files no RECORD lists under a locked package's
+    folders, every ``.pth`` (code run at each start) with the distribution whose RECORD hash it matches, and
+    bytecode that is not the compilation of its source."""
+
+    unrecorded: tuple[str, ...] = ()
+    unrecorded_count: int = 0
+    #: (path, owning distribution or None).
+    pth: tuple[tuple[str, str | None], ...] = ()
+    bytecode: tuple[str, ...] = ()
+    bytecode_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)

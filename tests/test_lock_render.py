@@ -139,12 +139,10 @@ def test_render_conda_cuda_lock(m: Matrices) -> None:
         "  - cuda-version=12.4",
         "  - pip",
         "  - pip:",
-        '    - "--extra-index-url https://download.pytorch.org/whl/cu124"',
-        f'    - "filelock==3.16.1 --hash={HC}"',
-        f'    - "torch==2.5.1+cu124 --hash={HA} --hash={HB}"',
+        "    - -r requirements.lock.txt",  # index and hash lines stay in pip's own file (conda-lock reads this)
     ]
     assert lines[lines.index("channels:") + 1] == "  - conda-forge"
-    assert out.text.endswith('"\n')
+    assert out.text.endswith("-r requirements.lock.txt\n")
     assert render_conda(spec, m, NO_DOCKER).text == out.text
 
 
@@ -253,10 +251,13 @@ def test_docker_base_image_override(m: Matrices) -> None:
     spec = _spec("10.2", "3.9")  # nothing in the matrices fits; the override is taken as given
     base = choose_base_image(spec, m, opts)
     assert base.ref == "registry.local:5000/team/cuda:12.4-py310"
-    assert base.python_packages == ("python3", "python3-venv") and base.python_exe == "python3"
+    # Its own python3.9 is used when it has one: a base that ships Python must not get the OS's python3 instead.
+    assert base.python_packages == ("python3", "python3-venv") and base.python_exe == "python3.9"
     text = render_docker(spec, m, opts).text
     assert "ARG BASE_IMAGE=registry.local:5000/team/cuda:12.4-py310\n" in text
+    assert "RUN command -v python3.9 >/dev/null 2>&1 || (apt-get update" in text
     assert "--no-install-recommends python3 python3-venv ca-certificates" in text
+    assert "RUN python3.9 -m venv /opt/venv" in text
 
 
 def test_docker_bad_base_image_override(m: Matrices) -> None:
@@ -341,7 +342,7 @@ def test_index_url_is_rendered_as_the_base_index(m: Matrices) -> None:
     text = render_pip(spec, m, DockerOptions()).text
     assert "\n--index-url https://mirror.example/simple\n" in text
     assert "--extra-index-url https://mirror.example" not in text
-    assert '    - "--index-url https://mirror.example/simple"' in render_conda(spec, m, DockerOptions()).text
+    assert "--index-url" not in render_conda(spec, m, DockerOptions()).text  # it is in requirements.lock.txt
 
 
 def test_environment_yml_parses_as_a_conda_environment(m: Matrices) -> None:
@@ -352,7 +353,6 @@ def test_environment_yml_parses_as_a_conda_environment(m: Matrices) -> None:
     assert doc["channels"] == ["conda-forge"]
     deps = doc["dependencies"]
     assert deps[:3] == ["python=3.10", "cuda-version=12.4", "pip"]
-    pip_section = deps[3]["pip"]
-    assert pip_section[0] == "--extra-index-url https://download.pytorch.org/whl/cu124"
-    assert pip_section[1].startswith("filelock==3.16.1 --hash=sha256:")
-    assert all(" --hash=sha256:" in line for line in pip_section[1:])
+    assert deps[3]["pip"] == ["-r requirements.lock.txt"]
+    files = render(_spec(), m, ("conda",), DockerOptions())
+    assert [f.name for f in files] == ["requirements.lock.txt", "environment.yml"]

@@ -412,7 +412,7 @@ def test_tensorflow_cuda_adds_and_cuda_and_narrows_the_release(m: Matrices) -> N
     p = _plan(m, "tensorflow==2.21.*", cuda="12.4")
     assert p.requirements == ("tensorflow[and-cuda]==2.21.*,==2.21.*",)
     assert p.target == LockTarget("3.11", "linux-x86_64", "12.5", "and-cuda", "9.3", None, "525.60.13")
-    assert "built for CUDA 12.5 (the 12.x family of --cuda 12.4)" in p.reasons[0]
+    assert "TensorFlow 2.21: the releases built for CUDA 12.x (--cuda 12.4)" in p.reasons[0]
 
 
 def test_tensorflow_cpu_and_conflicts(m: Matrices) -> None:
@@ -468,3 +468,66 @@ def test_frameworks_must_agree_on_the_cuda_major(m: Matrices) -> None:
     with pytest.raises(LockError, match=r"no TensorFlow release matching tensorflow==2.14.\* on Python 3.11 is "
                                         r"built for CUDA 12.x"):
         _plan(m, "torch==2.5.*", "tensorflow==2.14.*", cuda="12.4")
+
+
+# ---- requirements files with pip's options; markers (issue 12, "what uv / pip-tools users expect") ----------
+
+
+def _loader(files: dict[str, str]):  # type: ignore[no-untyped-def] # reason: test helper
+    def load(rel: str) -> tuple[str, str]:
+        if rel not in files:
+            raise LockError(f"{rel} does not exist")
+        return files[rel], rel
+    return load
+
+
+def test_requirements_file_options_are_read() -> None:
+    from envguard.lock.request import read_requirements_file
+
+    text = ("--index-url https://mirror.example/simple\n--extra-index-url=https://download.pytorch.org/whl/cu126\n"
+            "-f wheels\n--no-index\n-c constraints.txt\n-r more.txt\n"
+            "six==1.16.0 \\\n    --hash=sha256:" + "1" * 64 + "\n")
+    found = read_requirements_file(text, "requirements.in", _loader({
+        "constraints.txt": "urllib3<2\n", "more.txt": "click>=8  # nested\n-c constraints2.txt\n",
+        "constraints2.txt": "idna<4\n"}))
+    assert [str(r) for r in found.requirements] == ["click>=8", "six==1.16.0"]
+    assert found.index_url == "https://mirror.example/simple"
+    assert found.extra_index_urls == ("https://download.pytorch.org/whl/cu126",)
+    assert found.find_links == ("wheels",) and found.no_index
+    assert found.constraints == ("urllib3<2", "idna<4")
+    assert "requirements.in:7: its --hash options are dropped" in found.notes[0]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("-e .", r"requirements.in:2: -e \.: an editable install has no index file to hash"),
+    ("./pkg", r"requirements.in:2: './pkg' is a local path"),
+    ("dist/pkg-1.0-py3-none-any.whl", r"is a local path"),
+    ("--pre", r"requirements.in:2: option lines \(--pre\) are not supported"),
+    ("--index-url ftp://x", r"requirements.in:2: --index-url 'ftp://x' is not a plain http\(s\) URL"),
+    ("-r missing.txt", r"missing.txt does not exist"),
+])
+def test_requirements_file_refusals_name_file_and_line(line: str, message: str) -> None:
+    from envguard.lock.request import read_requirements_file
+
+    with pytest.raises(LockError, match=message):
+        read_requirements_file(f"six\n{line}\n", "requirements.in", _loader({}))
+
+
+def test_a_requirements_file_including_itself_is_refused() -> None:
+    from envguard.lock.request import read_requirements_file
+
+    with pytest.raises(LockError, match="nested more than 10 deep"):
+        read_requirements_file("-r a.txt\n", "a.txt", _loader({"a.txt": "-r a.txt\n"}))
+
+
+def test_markers_that_do_not_hold_are_dropped_with_a_note() -> None:
+    from envguard.lock.request import apply_markers
+
+    reqs = _reqs("six", "pywin32; sys_platform == 'win32'", "tomli; python_version < '3.11'",
+                 "uvloop; platform_machine == 'x86_64'")
+    kept, notes = apply_markers(reqs, "3.11", "linux-x86_64")
+    assert [r.name for r in kept] == ["six", "uvloop"]
+    assert str(kept[1].marker) == 'platform_machine == "x86_64"'  # kept with its marker
+    assert len(notes) == 2 and notes[0].startswith('pywin32; sys_platform == "win32" is dropped')
+    kept, _ = apply_markers(reqs, "3.10", "linux-aarch64")
+    assert [r.name for r in kept] == ["six", "tomli"]

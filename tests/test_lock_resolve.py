@@ -172,6 +172,8 @@ class Recorder:
 
     def __call__(self, argv: tuple[str, ...], *, timeout: float, env: dict[str, str] | None = None,
                  cwd: str | None = None, stdin: str | None = None) -> CommandResult:
+        if argv[1:] == ("--version",):  # uv is asked its version while it resolves (another thread)
+            return CommandResult(argv, 0, "uv 0.9.0 (x86_64-unknown-linux-gnu)\n", "", 0.01, False, None)
         self.calls += 1
         self.argv, self.timeout, self.stdin, self.cwd = argv, timeout, stdin, cwd
         if "-r" in argv:
@@ -223,7 +225,7 @@ def test_uv_resolver_offline() -> None:
     result = UvResolver("uv").resolve(_request(no_index=True, find_links=("/wheels",)), run)
     assert run.argv[-3:] == ("--find-links", "/wheels", "--no-index")
     assert "--index-url" not in run.argv and "--extra-index-url" not in run.argv
-    assert result.resolver == "uv"
+    assert result.resolver == "uv 0.9.0"  # asked of uv itself, while it resolved
 
 
 def test_uv_resolver_failure_carries_uv_reason() -> None:

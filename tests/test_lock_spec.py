@@ -274,15 +274,34 @@ def test_from_dict_rejects_hand_edited_content() -> None:
         LockSpec.from_dict(doc)
 
 
-def test_from_dict_accepts_provenance_edits_and_missing_fingerprint() -> None:
+def test_from_dict_accepts_provenance_edits_and_an_unsigned_lock_only_when_allowed() -> None:
     doc = _doc()
     doc["generator"]["envguard"] = "0.0.1"
     assert LockSpec.from_dict(doc).envguard_version == "0.0.1"
     doc = _doc()
     del doc["fingerprint"]
     del doc["generator"]
-    spec = LockSpec.from_dict(doc)
+    # Deleting the fingerprint must not make a hand-edited lock acceptable (issue 12 item 6).
+    doc["packages"][0]["version"] = "9.9.9"
+    with pytest.raises(LockError, match=r"has no fingerprint.*--allow-unsigned"):
+        LockSpec.from_dict(doc)
+    doc = _doc()
+    del doc["fingerprint"]
+    del doc["generator"]
+    spec = LockSpec.from_dict(doc, allow_unsigned=True)
     assert spec.resolver == "" and spec.fingerprint == _spec().fingerprint
+
+
+def test_files_digest_is_part_of_the_fingerprint_and_validated() -> None:
+    plain = _spec()
+    pinned = LockSpec(plain.target, tuple(dataclasses.replace(p, files="sha256:" + "a" * 64) for p in plain.packages))
+    assert pinned.fingerprint != LockSpec(plain.target, plain.packages).fingerprint
+    back = LockSpec.from_dict(json.loads(pinned.to_json()))
+    assert back.packages[0].files == "sha256:" + "a" * 64
+    doc = json.loads(pinned.to_json())
+    doc["packages"][0]["files"] = "md5:1"
+    with pytest.raises(LockError, match="malformed files digest"):
+        LockSpec.from_dict(doc)
 
 
 def test_lock_error_is_an_input_error() -> None:

@@ -46,7 +46,8 @@ def test_matching_environment_has_no_drift() -> None:
 
 
 def test_drift_kinds_order() -> None:
-    assert DRIFT_KINDS == ("python", "driver", "variant", "different", "missing", "extra", "files")
+    assert DRIFT_KINDS == ("python", "driver", "variant", "different", "missing", "extra", "files", "unrecorded", "pth",
+                           "bytecode")
 
 
 def test_python_minor_mismatch() -> None:
@@ -170,3 +171,50 @@ def test_equal_versions_spelled_differently_are_not_drift() -> None:
     spec = dataclasses.replace(_spec(), packages=(*_spec().packages[:2], LockedPackage("filelock", "3.16", H)))
     result = _compare(spec, _installed(filelock="3.16.0"))
     assert result.ok, result.drifts
+
+
+# ---- issue 12 item 6 / issue 17 item 9: pinned tooling, RECORD digests, what lies beside the packages --------
+
+
+def test_pinned_installer_tooling_is_compared_unpinned_tooling_is_not() -> None:
+    spec = dataclasses.replace(_spec(), packages=(*_spec().packages, LockedPackage("setuptools", "70.0.0", H)))
+    result = _compare(spec, _installed(setuptools="69.5.1"))
+    assert [(d.kind, d.name) for d in result.drifts] == [("different", "setuptools")]
+    assert _compare(_spec(), _installed(setuptools="69.5.1")).ok  # not pinned: left out as before
+
+
+def test_a_record_edited_with_its_file_is_caught_by_the_locked_digest() -> None:
+    locked = "sha256:" + "a" * 64
+    spec = dataclasses.replace(_spec(), packages=tuple(dataclasses.replace(p, files=locked) if p.name == "numpy"
+                                                       else p for p in _spec().packages))
+    intact_record = RecordCheck(checked=10, files_digest="sha256:" + "b" * 64)  # every file matches its RECORD
+    installed = [dataclasses.replace(d, record=intact_record) if d.name == "numpy" else d for d in _installed()]
+    result = _compare(spec, installed)
+    assert [(d.kind, d.name) for d in result.drifts] == [("files", "numpy")]
+    assert "no longer lists the files of the locked wheel" in result.drifts[0].detail
+
+
+def test_scan_reports_unrecorded_files_foreign_pth_and_stale_bytecode() -> None:
+    from envguard.snapshot import SiteScan
+
+    scan = SiteScan(unrecorded=("/sp/numpy/evil.py",), unrecorded_count=1,
+                    pth=(("/sp/evil.pth", None), ("/sp/distutils-precedence.pth", "setuptools"),
+                         ("/sp/numpy-hook.pth", "numpy")),
+                    bytecode=("/sp/numpy/__pycache__/core.cpython-311.pyc",), bytecode_count=1)
+    result = compare(_spec(), _installed(), python="3.11.7", interpreter="/venv/bin/python", driver=GOOD_DRIVER,
+                     lock_name="/locks/app/envguard.lock.json", scan=scan)
+    assert [(d.kind, d.name) for d in result.drifts] == [
+        ("unrecorded", "/sp/numpy/evil.py"), ("pth", "/sp/evil.pth"),
+        ("bytecode", "/sp/numpy/__pycache__/core.cpython-311.pyc")]
+    assert result.fixes == (
+        "rm -f -- /sp/evil.pth /sp/numpy/__pycache__/core.cpython-311.pyc /sp/numpy/evil.py",
+        "/venv/bin/python -m pip install --require-hashes --no-deps --force-reinstall -r "
+        "/locks/app/requirements.lock.txt")
+
+
+def test_fix_uninstalls_extras_and_names_the_lock_folder() -> None:
+    result = compare(_spec(), _installed(numpy="2.0.0", rich="13.0"), python="3.11.7",
+                     interpreter="/venv/bin/python", driver=GOOD_DRIVER, lock_name="lock dir/envguard.lock.json")
+    assert result.fixes == ("/venv/bin/python -m pip uninstall -y rich",
+                            "/venv/bin/python -m pip install --require-hashes --no-deps --force-reinstall -r "
+                            "'lock dir/requirements.lock.txt'")

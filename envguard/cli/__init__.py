@@ -28,6 +28,7 @@ COMMANDS = {
     "fingerprint": "envguard.cli.smoke:fingerprint",
     "lock": "envguard.cli.lock:lock",
     "verify": "envguard.cli.lock:verify",
+    "sync": "envguard.cli.lock:sync",
     "preflight": "envguard.cli.preflight:preflight",
     "fleet": "envguard.cli.fleet:fleet_group",
     "init": "envguard.cli.init:init_group",

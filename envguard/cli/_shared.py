@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import NoReturn
 
 import click
@@ -25,8 +26,9 @@ def use_color(flag: bool | None) -> bool:
     return sys.stdout.isatty()
 
 
-def fail(error: str | BaseException, fmt: str, command: str) -> NoReturn:
-    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode).
+def fail(error: str | BaseException, fmt: str, command: str, extra: Mapping[str, object] | None = None) -> NoReturn:
+    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode, with
+    ``extra`` keys such as lock's ``plan``).
 
     An ``envguard.errors.UsageError`` (an option value envguard cannot use) exits 2, like click's own usage
     errors; anything else exits 3.
@@ -38,7 +40,7 @@ def fail(error: str | BaseException, fmt: str, command: str) -> NoReturn:
     if fmt == "json":
         from envguard.formatters.json import error_envelope
 
-        click.echo(error_envelope(command, message, code), nl=False)
+        click.echo(error_envelope(command, message, code, extra), nl=False)
     click.echo(f"envguard: error: {message}", err=True)
     raise SystemExit(code)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from envguard.findings import Finding, Report, Severity
@@ -40,10 +41,10 @@ def envelope(report: Report, *, command: str, exit_code: int) -> dict[str, Any]:
     }
 
 
-def error_envelope(command: str, message: str, exit_code: int) -> str:
+def error_envelope(command: str, message: str, exit_code: int, extra: Mapping[str, object] | None = None) -> str:
     """The envelope printed when envguard could not run (still exactly one JSON object)."""
     return json.dumps({"envguard_result_version": RESULT_VERSION, "command": command, "error": message,
-                       "exit_code": exit_code}, indent=2) + "\n"
+                       **(extra or {}), "exit_code": exit_code}, indent=2) + "\n"
 
 
 class JsonFormatter:

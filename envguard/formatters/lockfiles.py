@@ -51,6 +51,7 @@ def lock_json(outcome: LockOutcome, *, dry_run: bool, exit_code: int) -> str:
         "dry_run": dry_run,
         "lock": outcome.spec.to_dict(),
         "reasons": list(outcome.reasons),
+        "plan": outcome.plan,
         "files": [{"name": f.name, "written": not dry_run} for f in outcome.files],
         "written": list(outcome.written),
         "wheels": list(outcome.wheels),
@@ -72,7 +73,8 @@ def verify_text(result: VerifyResult) -> str:
         lines.append(f"  {d.kind:<9} {d.name}: {d.detail}")
     lines += [f"  note: {n}" for n in result.notes]
     if not result.ok:
-        lines.append(f"  fix: {verify_fix(result)}")
+        lines.append("  fix (or re-lock with `envguard lock` if the change was intended):")
+        lines += [f"    {c}" for c in result.fixes]
     return "\n".join(lines) + "\n"
 
 
@@ -89,6 +91,7 @@ def verify_dict(result: VerifyResult, exit_code: int) -> dict[str, Any]:
         "drift": [{"kind": d.kind, "name": d.name, "locked": d.locked, "installed": d.installed, "detail": d.detail}
                   for d in result.drifts],
         "notes": list(result.notes),
+        "fix": list(result.fixes),
         "packages_checked": result.packages_checked,
         "files_checked": result.files_checked,
         "exit_code": exit_code,

@@ -64,6 +64,8 @@ class LockOutcome:
     reasons: tuple[str, ...]
     wheels: tuple[str, ...] = ()
     image: BuiltImage | None = None
+    #: The plan that decided the build (`lock --json`'s `plan`).
+    plan: dict[str, object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,10 @@ class DockerOptions:
     base_image: str | None = None
     #: Install from a wheelhouse/ folder copied into the build context, with no index access.
     wheelhouse: bool = False
+    #: --os: the OS tag of the base image (cuda-images.toml [[os]]).
+    os_tag: str | None = None
+    #: (image reference, "sha256:…") the engine resolved: FROM pins them by digest.
+    digests: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +90,10 @@ class BaseImage:
     python_packages: tuple[str, ...]
     python_exe: str
     reason: str
+    #: The image brings no CUDA: the driver requirement goes into NVIDIA_REQUIRE_CUDA / labels instead.
+    slim: bool = False
+    #: Install the packages only when the image has no python X.Y (a --base-image).
+    conditional: bool = False
 
 
 def _template(name: str) -> Template:
@@ -117,8 +127,15 @@ def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> R
     indexes = "\n".join(f"--index-url {i.url}" if i.reason == "--index-url" else
                         f"--extra-index-url {i.url}  # {i.reason}" for i in spec.indexes)
     pins = []
-    for p in sorted(spec.packages, key=lambda p: p.key):
-        lines = [f"{p.name}=={p.version}"] + [f"    --hash={h}" for h in sorted(p.hashes)]
+    shared = sorted((p for p in spec.packages if not p.marker), key=lambda p: p.key)
+    marked = sorted((p for p in spec.packages if p.marker), key=lambda p: (p.marker or "", p.key))
+    section = None
+    for p in [*shared, *marked]:
+        if p.marker and p.marker != section:
+            section = p.marker
+            pins.append(f"# Only where {p.marker}:")
+        head = f"{p.name}=={p.version}" + (f" ; {p.marker}" if p.marker else "")
+        lines = [head] + [f"    --hash={h}" for h in sorted(p.hashes)]
         pins.append(" \\\n".join(lines))
     text = _template("requirements.lock.txt.tmpl").substitute(
         header=header(spec), indexes=indexes + "\n" if indexes else "", pins="\n".join(pins))
@@ -126,13 +143,11 @@ def render_pip(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> R
 
 
 def render_conda(spec: LockSpec, _matrices: Matrices, _docker: DockerOptions) -> RenderedFile:
-    """environment.yml: Python and cuda-version from conda-forge, the hash-locked pins under ``pip:``."""
+    """environment.yml: Python and cuda-version from conda-forge; the ``pip:`` section includes the hash-locked
+    requirements.lock.txt beside it with ``-r`` (its index and hash lines are pip's syntax, which conda-lock
+    and conda do not read inline)."""
     conda_pins = f"  - cuda-version={spec.target.cuda}\n" if spec.target.cuda else ""
-    pip_lines = [f'    - "--index-url {i.url}"' if i.reason == "--index-url" else f'    - "--extra-index-url {i.url}"'
-                 for i in spec.indexes]
-    for p in sorted(spec.packages, key=lambda p: p.key):
-        hashes = " ".join(f"--hash={h}" for h in sorted(p.hashes))
-        pip_lines.append(f'    - "{p.name}=={p.version} {hashes}"')
+    pip_lines = [f"    - -r {FILES['pip']}"]
     name = "envguard-" + spec.fingerprint.removeprefix("sha256:")[:12]
     text = _template("environment.yml.tmpl").substitute(
         header=header(spec), name=name, python=spec.target.python, conda_pins=conda_pins,
@@ -171,10 +186,18 @@ def choose_base_image(spec: LockSpec, matrices: Matrices, docker: DockerOptions)
     images = matrices.cuda_images
     if docker.base_image:
         ref = check_image_ref(docker.base_image)
-        return BaseImage(ref, ("python3", "python3-venv"), "python3",
-                         f"{ref} (--base-image); its python3 must be Python {python} (checked at build time)")
+        return BaseImage(ref, ("python3", "python3-venv"), f"python{python}",
+                         f"{ref} (--base-image); its python{python} is used, or its OS's python3 installed when it "
+                         f"has none (checked to be Python {python} at build time)", conditional=True)
+    oses_all = [o for o in images.oses if docker.os_tag in (None, o.tag)]
+    if spec.target.cuda and wheels_bring_cuda(spec) and docker.os_tag in (None, "debian12"):
+        ref = f"python:{python}-slim" + ("-bookworm" if docker.os_tag == "debian12" else "")
+        return BaseImage(ref, (), f"python{python}",
+                         f"{ref} (Docker's official Python image, https://hub.docker.com/_/python): the locked "
+                         f"wheels bring CUDA {spec.target.cuda}'s libraries, so no CUDA base image is needed; "
+                         "the NVIDIA container toolkit adds the driver (NVIDIA_REQUIRE_CUDA below)", slim=True)
     if spec.target.cuda is None:
-        os_ = _pick_os(list(images.oses), python)
+        os_ = _pick_os(oses_all, python)
         if os_ is None:
             raise LockError(f"no OS in cuda-images.toml [[os]] ships Python {python} in its own repositories; "
                             "lock for another Python or pass --base-image")
@@ -188,7 +211,7 @@ def choose_base_image(spec: LockSpec, matrices: Matrices, docker: DockerOptions)
     if row is None:
         raise LockError(f"cuda-images.toml has no nvidia/cuda image for CUDA {spec.target.cuda}; "
                         "pass --base-image")
-    oses = [o for o in images.oses if o.tag in row.os]
+    oses = [o for o in oses_all if o.tag in row.os]
     os_ = _pick_os(oses, python)
     if os_ is None:
         offered = "; ".join(f"{o.tag}: {', '.join(p.version for p in o.pythons)}" for o in oses) or "none known"
@@ -211,6 +234,11 @@ def choose_base_image(spec: LockSpec, matrices: Matrices, docker: DockerOptions)
                      f"{os_.tag} ships Python {python} as {entry.package}{rc}")
 
 
+def wheels_bring_cuda(spec: LockSpec) -> bool:
+    """True when the lock installs NVIDIA's CUDA runtime as a wheel (torch, tensorflow[and-cuda], jax[cudaN])."""
+    return any(re.fullmatch(r"nvidia-cuda-runtime(-cu\d+)?", p.key) for p in spec.packages)
+
+
 def _exe(package: str) -> str:
     return "python3" if package == "python3" else package
 
@@ -225,9 +253,28 @@ def render_docker(spec: LockSpec, matrices: Matrices, docker: DockerOptions) -> 
         "# No HEALTHCHECK: envguard is not in this lock. Add envguard to the request (from your index or a\n"
         "# --find-links folder) and the image checks itself with `envguard check`."
     )
+    digest = dict(docker.digests).get(base.ref)
+    ref = f"{base.ref}@{digest}" if digest and "@" not in base.ref else base.ref
+    pinned = "" if "@" in ref else ("\n# Not pinned by digest: no Docker engine resolved it here; pull it and "
+                                    "re-lock to pin it.")
+    apt = ("RUN apt-get update \\\n    && apt-get install -y --no-install-recommends "
+           f"{' '.join(base.python_packages)} ca-certificates \\\n    && rm -rf /var/lib/apt/lists/*\n")
+    if not base.python_packages:
+        apt = ""
+    elif base.conditional:
+        apt = (f"RUN command -v {base.python_exe} >/dev/null 2>&1 || (apt-get update \\\n"
+               f"    && apt-get install -y --no-install-recommends {' '.join(base.python_packages)} ca-certificates "
+               "\\\n    && rm -rf /var/lib/apt/lists/*)\n")
+    t = spec.target
+    gpu_env = ""
+    if base.slim and t.cuda:
+        gpu_env = ("ENV NVIDIA_VISIBLE_DEVICES=all \\\n    NVIDIA_DRIVER_CAPABILITIES=compute,utility \\\n"
+                   f'    NVIDIA_REQUIRE_CUDA="cuda>={t.cuda}"\n')
+    floor_label = f' \\\n      io.envguard.driver-floor="{t.driver_floor}"' if t.driver_floor else ""
     text = _template("Dockerfile.tmpl").substitute(
-        header=header(spec), base_reason=base.reason, base_image=base.ref,
-        python_packages=" ".join(base.python_packages), python_exe=base.python_exe, python=spec.target.python,
+        header=header(spec), base_reason=base.reason + pinned, base_image=ref, apt_install=apt, gpu_env=gpu_env,
+        floor_label=floor_label,
+        python_exe=base.python_exe, python=spec.target.python,
         wheelhouse_copy="COPY wheelhouse/ /tmp/envguard/wheelhouse/\n" if docker.wheelhouse else "",
         pip_source="--no-index --find-links /tmp/envguard/wheelhouse " if docker.wheelhouse else "",
         fingerprint=spec.fingerprint, lock_schema=LOCK_SCHEMA, cuda_label=spec.target.cuda or "none",
@@ -245,13 +292,14 @@ WRITERS: dict[str, Writer] = {"pip": render_pip, "conda": render_conda, "docker"
 def render(
     spec: LockSpec, matrices: Matrices, formats: tuple[str, ...], docker: DockerOptions,
 ) -> tuple[RenderedFile, ...]:
-    """Every requested output, in FILES order; docker brings requirements.lock.txt, which its Dockerfile COPYs.
+    """Every requested output, in FILES order; docker and conda bring requirements.lock.txt, which the
+    Dockerfile COPYs and environment.yml includes.
 
     :raises LockError: for an unknown format or an unrenderable lock.
     """
     unknown = [f for f in formats if f not in WRITERS]
     if unknown:
         raise LockError(f"unknown --format {', '.join(unknown)} (choose from {', '.join(WRITERS)})")
-    if "docker" in formats:
+    if "docker" in formats or "conda" in formats:
         formats = (*formats, "pip")
     return tuple(WRITERS[f](spec, matrices, docker) for f in FILES if f in formats)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
@@ -39,6 +39,28 @@ class HostFacts:
     driver: str | None
     ccs: tuple[str, ...] = ()
     system: str = "linux"
+    #: Where the facts come from ("this host", "--for nodes/", "--driver 580.65.06 --cc 7.0").
+    source: str = "this host"
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedBuild:
+    """One framework's decision: which releases, which build, from where, and the requirement that says so."""
+
+    framework: str
+    #: The release series ("2.14"), or the set of acceptable ones ("2.18, 2.19, 2.20").
+    release: str
+    variant: str | None
+    #: The index that serves the build; None: the default index.
+    index: str | None
+    #: The requirement handed to the resolver ("torch==2.14.*").
+    constraint: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str | None]:
+        """JSON form (the `plan` object of `lock --json`)."""
+        return {"framework": self.framework, "release": self.release, "variant": self.variant,
+                "index": self.index, "constraint": self.constraint, "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +74,16 @@ class LockPlan:
     expect_local: tuple[tuple[str, str], ...] = ()
     #: Why this build was chosen, one line each (shown by --dry-run and in the JSON).
     reasons: tuple[str, ...] = ()
+    builds: tuple[PlannedBuild, ...] = ()
+    #: A torch release newer than torch.toml was asked for: its CUDA build is read from the locked wheels.
+    unknown_release: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        """The `plan` object of `lock --json` (also when resolving then fails)."""
+        t = self.target
+        return {"builds": [b.to_dict() for b in self.builds], "requirements": list(self.requirements),
+                "indexes": [i.url for i in self.indexes], "python": t.python, "platform": t.platform,
+                "cuda": t.cuda, "variant": t.variant, "driver_floor": t.driver_floor, "reasons": list(self.reasons)}
 
 
 def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, ...]:
@@ -67,15 +99,142 @@ def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, .
         if line.startswith("-"):
             raise LockError(f"{where}:{number}: option lines ({line.split()[0]}) are not read; use envguard's "
                             "--index-url / --extra-index-url / --find-links / -r flags instead")
-        try:
-            req = Requirement(line)
-        except InvalidRequirement as exc:
-            raise LockError(f"{where}:{number}: {line!r} is not a valid requirement: {exc}") from None
-        if req.url:
-            raise LockError(f"{where}:{number}: {req.name} @ {req.url}: direct URLs cannot be locked with hashes "
-                            "from an index; publish it to an index or a --find-links folder")
-        out.append(req)
+        out.append(_requirement(line, f"{where}:{number}"))
     return tuple(out)
+
+
+def _requirement(line: str, at: str) -> Requirement:
+    try:
+        req = Requirement(line)
+    except InvalidRequirement as exc:
+        raise LockError(f"{at}: {line!r} is not a valid requirement: {exc}") from None
+    if req.url:
+        raise LockError(f"{at}: {req.name} @ {req.url}: direct URLs cannot be locked with hashes "
+                        "from an index; publish it to an index or a --find-links folder")
+    return req
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementsFile:
+    """A pip requirements file as envguard reads it: the requirements, and the options it carries."""
+
+    requirements: tuple[Requirement, ...] = ()
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    no_index: bool = False
+    constraints: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+_UNSUPPORTED = ("--pre", "--prefer-binary", "--only-binary", "--no-binary", "--trusted-host", "--use-feature",
+                "--use-pep517", "--no-build-isolation", "--global-option", "--config-settings", "--require-hashes",
+                "-Z", "--always-unzip")
+_LOCAL = re.compile(r"^(\.{1,2}/|/|~|file:)|\.(whl|zip|tar\.gz|tar\.bz2|tgz)$")
+
+
+def read_requirements_file(
+    text: str, where: str, load: Callable[[str], tuple[str, str]], *, _depth: int = 0,
+) -> RequirementsFile:
+    """A requirements file with pip's option lines: ``-r``/``-c`` (nested, relative to the file, through
+    ``load(path) -> (text, name)``), ``--index-url``/``-i``, ``--extra-index-url``, ``--find-links``/``-f``,
+    ``--no-index``; a ``--hash`` on a requirement is dropped with a note (the resolver's hashes are locked).
+    Editable installs and local paths are refused: they have no index file to hash.
+
+    :raises LockError: naming the file and line of anything envguard cannot lock.
+    """
+    if _depth > 10:
+        raise LockError(f"{where}: -r/-c files nested more than 10 deep (a cycle?)")
+    out = RequirementsFile()
+    reqs: list[Requirement] = []
+    joined = re.sub(r"\\\s*\n", " ", text)
+    for number, raw in enumerate(joined.splitlines(), 1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("-"):
+            opt, _, value = line.partition("=") if line.startswith("--") and "=" in line.split()[0] else (
+                line.split(maxsplit=1)[0], "", line.split(maxsplit=1)[1] if " " in line else "")
+            value = value.strip()
+            at = f"{where}:{number}"
+            if opt in ("-r", "--requirement", "-c", "--constraint"):
+                if not value:
+                    raise LockError(f"{at}: {opt} needs a file")
+                nested_text, nested_name = load(value)
+                inner = read_requirements_file(nested_text, nested_name, load, _depth=_depth + 1)
+                if opt in ("-c", "--constraint"):
+                    out = replace(out, constraints=out.constraints + tuple(str(r) for r in inner.requirements)
+                                  + inner.constraints, notes=out.notes + inner.notes)
+                else:
+                    reqs += inner.requirements
+                    out = _merge(out, inner, at)
+            elif opt in ("-i", "--index-url"):
+                url = _redact_check(value, f"{at}: {opt}")
+                if out.index_url and out.index_url != url:
+                    raise LockError(f"{at}: a second --index-url ({url}); a lock has one base index")
+                out = replace(out, index_url=url)
+            elif opt == "--extra-index-url":
+                out = replace(out, extra_index_urls=(*out.extra_index_urls, _redact_check(value, f"{at}: {opt}")))
+            elif opt in ("-f", "--find-links"):
+                out = replace(out, find_links=(*out.find_links, value))
+            elif opt == "--no-index":
+                out = replace(out, no_index=True)
+            elif opt in ("-e", "--editable"):
+                raise LockError(f"{at}: -e {value}: an editable install has no index file to hash; build a wheel "
+                                "(pip wheel --no-deps -w DIR PATH) and lock it from --find-links DIR")
+            elif opt in _UNSUPPORTED or opt.startswith("--hash"):
+                raise LockError(f"{at}: option lines ({opt}) are not supported by envguard lock; remove it (or "
+                                "give envguard's own flag)")
+            else:
+                raise LockError(f"{at}: option lines ({opt}) are not read; use envguard's --index-url / "
+                                "--extra-index-url / --find-links / -r / -c flags instead")
+            continue
+        if " --hash" in line or "\t--hash" in line:
+            line = re.split(r"\s+--hash", line, maxsplit=1)[0].strip()
+            out = replace(out, notes=(*out.notes, f"{where}:{number}: its --hash options are dropped: the lock "
+                                      "takes every hash from the resolver"))
+        if _LOCAL.search(line.split(";")[0].strip()):
+            raise LockError(f"{where}:{number}: {line!r} is a local path: it has no index file to hash; build a "
+                            "wheel into a folder and lock it from --find-links DIR")
+        reqs.append(_requirement(line, f"{where}:{number}"))
+    return replace(out, requirements=tuple(reqs))
+
+
+def _merge(a: RequirementsFile, b: RequirementsFile, at: str) -> RequirementsFile:
+    if a.index_url and b.index_url and a.index_url != b.index_url:
+        raise LockError(f"{at}: the nested file sets another --index-url ({b.index_url})")
+    return replace(a, index_url=a.index_url or b.index_url, extra_index_urls=a.extra_index_urls + b.extra_index_urls,
+                   find_links=a.find_links + b.find_links, no_index=a.no_index or b.no_index,
+                   constraints=a.constraints + b.constraints, notes=a.notes + b.notes)
+
+
+def _redact_check(url: str, what: str) -> str:
+    if not url:
+        raise LockError(f"{what} needs a URL")
+    return check_url(url, what)
+
+
+def marker_environment(python: str, platform: str) -> dict[str, str]:
+    """PEP 508 marker values of a lock target ("3.11", "linux-x86_64"); the patch release is unknown, so
+    python_full_version is X.Y.0 (as resolvers given a Python version assume)."""
+    return {"python_version": python, "python_full_version": f"{python}.0", "sys_platform": "linux",
+            "platform_system": "Linux", "os_name": "posix", "platform_machine": platform.split("-", 1)[1],
+            "implementation_name": "cpython", "platform_python_implementation": "CPython",
+            "implementation_version": f"{python}.0"}
+
+
+def apply_markers(reqs: Sequence[Requirement], python: str, platform: str,
+                  ) -> tuple[tuple[Requirement, ...], tuple[str, ...]]:
+    """Requirements whose marker holds for the lock's target (they keep it); the others dropped with a note."""
+    env = marker_environment(python, platform)
+    kept: list[Requirement] = []
+    notes: list[str] = []
+    for req in reqs:
+        if req.marker is not None and not req.marker.evaluate({**env, "extra": ""}):
+            notes.append(f"{req} is dropped: its marker does not hold for Python {python} on {platform}")
+            continue
+        kept.append(req)
+    return tuple(kept), tuple(notes)
 
 
 def requirements_from_pyproject(text: str, where: str) -> tuple[Requirement, ...]:
@@ -197,7 +356,8 @@ def choose_torch(
     # --cuda auto: the host's driver AND every GPU's architecture must run the build.
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
-                        "pass --cuda X.Y (the target's CUDA) or --cuda cpu")
+                        "pass --cuda X.Y (the target's CUDA), --cuda cpu, or the target's facts (--for SNAPSHOT, "
+                        "--driver VERSION)")
     try:
         driver = Version(host.driver)
     except InvalidVersion:
@@ -227,7 +387,7 @@ def choose_torch(
             how = "its own driver floor" if native else "minor-version compatibility"
             gpus = f" and compute capability {', '.join(host.ccs)}" if host.ccs else ""
             return release, variant, (f"torch {release.version} {variant.tag}: newest CUDA build that driver "
-                                      f"{host.driver}{gpus} run ({how})",)
+                                      f"{host.driver}{gpus} run ({how}; targets: {host.source})",)
     raise LockError(f"--cuda auto: no torch build matching {req} runs on driver {host.driver}"
                     f"{' with compute capability ' + ', '.join(host.ccs) if host.ccs else ''} "
                     f"({'; '.join(rejected[:5])})")
@@ -262,7 +422,24 @@ def plan(
     expect: list[tuple[str, str]] = []
     target: LockTarget | None = None
     majors: dict[str, int | None] = {}
-    if torch_req is not None:
+    builds: list[PlannedBuild] = []
+    unknown = torch_req is not None and newer_than_known(matrices, torch_req)
+    if torch_req is not None and unknown:
+        if cuda == "cpu":
+            raise LockError(f"{torch_req}: no release it admits is in torch.toml, so envguard does not know which "
+                            "index serves its CPU build; give --index-url/--extra-index-url for it, or lock a "
+                            "release torch.toml knows")
+        newest = matrices.torch.releases[0].version if matrices.torch.releases else "none"
+        why: tuple[str, ...] = (
+               f"{torch_req} is newer than every release torch.toml knows (newest {newest}): the default index's "
+               "build is locked and its CUDA read from the wheels it pins; its compiled GPU architectures, "
+               "cuDNN/NCCL pairing and companion table are unknown to envguard",)
+        reasons += why
+        if "torch" not in by_name:
+            pins.append(str(torch_req))
+        target = LockTarget(python, platform, None if cuda == "auto" else cuda, None)
+        builds.append(PlannedBuild("torch", "newer than torch.toml", None, None, str(torch_req), why[0]))
+    elif torch_req is not None:
         release, variant, why = choose_torch(matrices, torch_req, python=python, cuda=cuda, host=host,
                                            platform=platform)
         reasons += why
@@ -280,8 +457,10 @@ def plan(
         if "torch" not in by_name:
             pins.append(f"torch=={release.version}.*")
         local = variant.tag
+        index_url = variant.index_url
         if platform == "linux-x86_64" and variant.tag == release.pypi_default:
             local = ""
+            index_url = None
             reasons += (f"{variant.tag} is PyPI's default torch {release.version} build on Linux x86_64: "
                         "the default index serves it",)
         elif variant.index_url is None:
@@ -291,15 +470,22 @@ def plan(
         target = _target(matrices, python, platform, variant.cuda, variant.tag, variant.cudnn, variant.nccl)
         expect = [("torch", local)] + [(c, local) for c in TORCH_COMPANIONS if c in by_name]
         majors["torch"] = Version(variant.cuda).major if variant.cuda else None
+        builds.append(PlannedBuild("torch", release.version, variant.tag, index_url,
+                                   _narrow(torch_req, f"=={release.version}.*"), why[0]))
     # NOTE: with torch in the request its build decides the CUDA; TensorFlow and JAX then follow its major.
     follow = cuda if target is None else (target.cuda or "cpu")
     tf_key = next((k for k in ("tensorflow", "tensorflow-cpu") if k in by_name), None)
     if tf_key == "tensorflow":
-        tf, tf_cuda, why = choose_tensorflow(matrices, by_name["tensorflow"], python=python, cuda=follow, host=host)
+        tf, tf_cuda, why, tf_set = choose_tensorflow(matrices, by_name["tensorflow"], python=python, cuda=follow,
+                                                     host=host)
         reasons += why
         extra = "and-cuda" if tf_cuda and tf.and_cuda else None
-        pins = [_narrow(r, f"=={tf.version}.*", extra) if canonicalize_name(r.name) == "tensorflow" else p
+        spec = series_set([r.version for r in tf_set], [r.version for r in matrices.tensorflow.releases])
+        pins = [_narrow(r, spec, extra) if canonicalize_name(r.name) == "tensorflow" else p
                 for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
+        builds.append(PlannedBuild("tensorflow", ", ".join(r.version for r in reversed(tf_set)),
+                                   extra or ("system-cuda" if tf_cuda else "cpu"), None,
+                                   _narrow(by_name["tensorflow"], spec, extra), why[0]))
         majors["tensorflow"] = Version(tf_cuda).major if tf_cuda else None
         if target is None:
             target = _target(matrices, python, platform, tf_cuda, "and-cuda" if extra else ("cpu" if not tf_cuda
@@ -307,6 +493,8 @@ def plan(
     if "jax" in by_name:
         _row, plugin, why = choose_jax(matrices, by_name["jax"], python=python, cuda=follow, host=host)
         reasons += why
+        builds.append(PlannedBuild("jax", f"{_row.version}+", plugin.extra if plugin else "cpu", None,
+                                   _narrow(by_name["jax"], "", plugin.extra if plugin else None), why[0]))
         pins = [_narrow(r, "", plugin.extra) if canonicalize_name(r.name) == "jax" and plugin and plugin.extra else p
                 for r, p in zip(requirements, pins, strict=False)] + pins[len(requirements):]
         majors["jax"] = plugin.major if plugin else None
@@ -321,30 +509,69 @@ def plan(
                         + "); pick releases built for one CUDA major")
     if target is None:
         target = LockTarget(python, platform, None if cuda in ("auto", "cpu") else cuda)
-    return LockPlan(tuple(pins), indexes, target, tuple(expect), reasons)
+    return LockPlan(tuple(pins), indexes, target, tuple(expect), reasons, tuple(builds), unknown)
+
+
+def newer_than_known(matrices: Matrices, req: Requirement) -> bool:
+    """True when no torch.toml release admits ``req`` but a release newer than all of them would."""
+    known = [Version(r.version) for r in matrices.torch.releases]
+    if not known or any(_series_admits(req.specifier, r.version) for r in matrices.torch.releases):
+        return False
+    top = max(known)
+    later = [f"{top.major}.{top.minor + n}" for n in range(1, 6)] + [f"{top.major + 1}.{m}" for m in range(3)]
+    return any(_series_admits(req.specifier, v) for v in later)
+
+
+def driver_text(version: Version) -> str:
+    """NVIDIA's spelling of a driver version: fields after the first keep two digits (535.104.05)."""
+    head, *rest = version.release
+    return ".".join([str(head), *(f"{n:02d}" for n in rest)])
+
+
+def driver_floor(matrices: Matrices, cuda: str | None) -> str | None:
+    """The lowest Linux driver that runs ``cuda`` (minor-version compatibility), in NVIDIA's spelling."""
+    floor = matrices.cuda_driver.floor(cuda, "linux") if cuda else None
+    return driver_text(floor.min_driver) if floor else None
 
 
 def _target(matrices: Matrices, python: str, platform: str, cuda: str | None, variant: str | None,
             cudnn: str | None, nccl: str | None) -> LockTarget:
-    floor = matrices.cuda_driver.floor(cuda, "linux") if cuda else None
     return LockTarget(python=python, platform=platform, cuda=cuda, variant=variant, cudnn=cudnn, nccl=nccl,
-                      driver_floor=str(floor.min_driver) if floor else None)
+                      driver_floor=driver_floor(matrices, cuda))
 
 
 def _host_driver(host: HostFacts | None) -> Version:
     if host is None or host.driver is None:
         raise LockError("--cuda auto needs an NVIDIA driver on this machine and none answers; "
-                        "pass --cuda X.Y (the target's CUDA) or --cuda cpu")
+                        "pass --cuda X.Y (the target's CUDA), --cuda cpu, or the target's facts (--for SNAPSHOT, "
+                        "--driver VERSION)")
     try:
         return Version(host.driver)
     except InvalidVersion:
         raise LockError(f"--cuda auto: the driver version {host.driver!r} is not a version") from None
 
 
+def series_set(chosen: Sequence[str], known: Sequence[str]) -> str:
+    """A specifier admitting exactly the minor series ``chosen`` among ``known`` (``>=2.18,<2.21,!=2.19.*``):
+    the resolver gets every acceptable release, not one, and nothing newer than the matrices know."""
+    keys = sorted({Version(c) for c in chosen})
+    if not keys:
+        return ""
+    allk = sorted({Version(k) for k in known} | set(keys))
+    lo, hi = keys[0], keys[-1]
+    if lo == hi:
+        return f"=={lo}.*"
+    above = [k for k in allk if k > hi]
+    upper = f"<{above[0]}" if above else f"<{hi.major}.{hi.minor + 1}"
+    holes = [f"!={k}.*" for k in allk if lo < k < hi and k not in keys]
+    return ",".join([f">={lo}", upper, *holes])
+
+
 def choose_tensorflow(
     matrices: Matrices, req: Requirement, *, python: str, cuda: str, host: HostFacts | None,
-) -> tuple[TensorflowRelease, str | None, tuple[str, ...]]:
-    """The TensorFlow release, and the CUDA its GPU build brings (None: CPU), for ``--cuda``.
+) -> tuple[TensorflowRelease, str | None, tuple[str, ...], tuple[TensorflowRelease, ...]]:
+    """The newest acceptable TensorFlow release, the CUDA its GPU build brings (None: CPU), why, and every
+    acceptable release (the resolver picks among them: with torch in the request, the newest may conflict).
 
     TensorFlow publishes one Linux wheel per release; ``[and-cuda]`` adds NVIDIA's wheels for the CUDA it was
     tested with, so ``--cuda X.Y`` selects releases of that CUDA major.
@@ -362,7 +589,7 @@ def choose_tensorflow(
     if cuda == "cpu":
         if "and-cuda" in req.extras:
             raise LockError(f"{req} asks for NVIDIA's CUDA wheels, but --cuda cpu asks for the CPU build")
-        return fitting[0], None, (f"TensorFlow {fitting[0].version} without [and-cuda] (--cuda cpu)",)
+        return fitting[0], None, (f"TensorFlow {fitting[0].version} without [and-cuda] (--cuda cpu)",), tuple(fitting)
     gpu = [r for r in fitting if r.cuda]
     if cuda != "auto":
         want = Version(cuda).major
@@ -372,15 +599,26 @@ def choose_tensorflow(
             raise LockError(f"no TensorFlow release matching {req} on Python {python} is built for CUDA {want}.x "
                             f"(tensorflow.toml {rows})")
         r = chosen[0]
-        return r, r.cuda, (f"TensorFlow {r.version} is built for CUDA {r.cuda} (the {want}.x family of --cuda {cuda})"
-                           + ("; [and-cuda] brings its CUDA libraries" if r.and_cuda else
-                              "; it loads the system's CUDA and cuDNN (no [and-cuda] extra)"),)
+        if r.and_cuda:
+            chosen = [c for c in chosen if c.and_cuda]
+        span = ", ".join(c.version for c in reversed(chosen))
+        return r, r.cuda, (f"TensorFlow {span}: the releases built for CUDA {want}.x (--cuda {cuda}); the resolver "
+                           "picks among them" + ("; [and-cuda] brings their CUDA libraries" if r.and_cuda else
+                                                  "; they load the system's CUDA and cuDNN (no [and-cuda] extra)"),
+                           ), tuple(chosen)
     driver = _host_driver(host)
+    ok = []
     for r in gpu:
         floor = matrices.cuda_driver.floor(r.cuda or "", host.system if host else "linux")
         if floor is not None and driver >= floor.min_driver:
-            return r, r.cuda, (f"TensorFlow {r.version}: newest release whose CUDA {r.cuda} driver "
-                               f"{driver} runs (compiled architectures are not in tensorflow.toml: not checked)",)
+            ok.append(r)
+    if ok:
+        r = ok[0]
+        if r.and_cuda:
+            ok = [c for c in ok if c.and_cuda]
+        span = ", ".join(c.version for c in reversed(ok))
+        return r, r.cuda, (f"TensorFlow {span}: releases whose CUDA driver {driver} ({host.source if host else ''}) "
+                           "runs (compiled architectures are not in tensorflow.toml: not checked)",), tuple(ok)
     raise LockError(f"--cuda auto: no TensorFlow release matching {req} runs on driver {driver}")
 
 

@@ -11,6 +11,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,6 +49,8 @@ class ResolveRequest:
     #: sdists included); otherwise pip resolves for the target with --python-version/--platform (wheels only).
     interpreter: str | None = None
     timeout_s: float = 600.0
+    #: Constraint lines (``-c``): they limit versions without making a package part of the request.
+    constraints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,8 @@ class Resolution:
 
     packages: tuple[LockedPackage, ...]
     resolver: str
+    #: (key, URL or path) of the file the resolver chose for a pin, where it says (pip's report does).
+    urls: tuple[tuple[str, str], ...] = ()
 
 
 class Resolver(Protocol):
@@ -68,6 +73,15 @@ class Resolver(Protocol):
 
     def resolve(self, request: ResolveRequest, run: CommandRunner) -> Resolution:
         """Resolve or raise LockError with the resolver's own explanation."""
+        ...
+
+    def file_urls(self, request: ResolveRequest, pins: tuple[LockedPackage, ...], run: CommandRunner,
+                  resolution: Resolution) -> dict[str, str]:
+        """key -> URL (or path) of the file each pin installs on the lock's platform, where it can be found."""
+        ...
+
+    def newest(self, request: ResolveRequest, name: str, run: CommandRunner) -> str | None:
+        """The newest version of ``name`` the sources offer for the lock's Python and platform; None: unknown."""
         ...
 
 
@@ -91,9 +105,14 @@ def _explain(tool: str, result: CommandResult) -> str:
     return f"{tool} could not resolve the request:\n  {text}"
 
 
-def _source_args(request: ResolveRequest) -> list[str]:
-    """Where to look for packages; uv and pip spell these options the same way."""
+def _source_args(request: ResolveRequest, tmp: str | None = None) -> list[str]:
+    """Where to look for packages (and the constraints file, written into ``tmp``); uv and pip spell these
+    options the same way."""
     argv = ["--index-url", request.index_url] if request.index_url else []
+    if request.constraints and tmp is not None:
+        path = Path(tmp) / "constraints.txt"
+        path.write_text("\n".join(request.constraints) + "\n", encoding="utf-8")
+        argv += ["--constraint", str(path)]
     for url in request.extra_index_urls:
         argv += ["--extra-index-url", url]
     for link in request.find_links:
@@ -116,12 +135,48 @@ class UvResolver:
         uv_platform = PLATFORMS[request.platform][0]
         argv = [self.exe, "pip", "compile", "-", "--generate-hashes", "--no-header", "--no-annotate", "--quiet",
                 "--python-version", request.python, "--python-platform", uv_platform]
-        argv += _source_args(request)
-        result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
+        version = self.version
+        with tempfile.TemporaryDirectory(prefix="envguard-lock-") as tmp:
+            argv += _source_args(request, tmp)
+            if version:
+                result = run(tuple(argv), timeout=request.timeout_s, stdin="\n".join(request.requirements) + "\n")
+            else:
+                # NOTE: `uv --version` runs while uv resolves: the lock names the resolver at no extra wall time.
+                with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-uv") as pool:
+                    asked = pool.submit(run, (self.exe, "--version"), timeout=30.0)
+                    result = run(tuple(argv), timeout=request.timeout_s,
+                                 stdin="\n".join(request.requirements) + "\n")
+                    answer = asked.result()
+                m = re.match(r"uv (\S+)", answer.stdout.strip()) if answer.ok else None
+                version = m.group(1) if m else ""
         if not result.ok:
             raise LockError(_explain("uv", result))
         return Resolution(parse_hashed_requirements(result.stdout, _requested(request)),
-                          f"uv {self.version}".strip())
+                          f"uv {version}".strip())
+
+    def file_urls(self, request: ResolveRequest, pins: tuple[LockedPackage, ...], run: CommandRunner,
+                  resolution: Resolution) -> dict[str, str]:  # noqa: ARG002 - the Protocol's signature
+        """Where uv finds the file of each exact pin for the platform (``--format pylock.toml``, no dependencies)."""
+        if not pins:
+            return {}
+        argv = [self.exe, "pip", "compile", "-", "--no-deps", "--no-header", "--quiet", "--format", "pylock.toml",
+                "--python-version", request.python, "--python-platform", PLATFORMS[request.platform][0],
+                *_source_args(request)]
+        result = run(tuple(argv), timeout=request.timeout_s,
+                     stdin="".join(f"{p.name}=={p.version}\n" for p in pins))
+        if not result.ok:
+            logger.info("uv could not say where the files are: %s", _explain("uv", result))
+            return {}
+        return parse_pylock_urls(result.stdout)
+
+    def newest(self, request: ResolveRequest, name: str, run: CommandRunner) -> str | None:
+        """``uv pip compile NAME --no-deps``: what an unconstrained request would get."""
+        argv = [self.exe, "pip", "compile", "-", "--no-deps", "--no-header", "--no-annotate", "--quiet",
+                "--python-version", request.python, "--python-platform", PLATFORMS[request.platform][0],
+                *_source_args(request)]
+        result = run(tuple(argv), timeout=min(request.timeout_s, 120.0), stdin=name + "\n")
+        m = _PIN.search(result.stdout) if result.ok else None
+        return m.group("version") if m else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +202,7 @@ class PipResolver:
                          "--target", str(Path(tmp) / "target")]
                 for tag in PLATFORMS[request.platform][1]:
                     argv += ["--platform", tag]
-            argv += _source_args(request)
+            argv += _source_args(request, tmp)
             result = run(tuple(argv), timeout=request.timeout_s, cwd=tmp)
             if not result.ok:
                 raise LockError(_explain("pip", result))
@@ -155,10 +210,55 @@ class PipResolver:
                 doc = json.loads(report.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError) as exc:
                 raise LockError(f"pip wrote no readable --report: {exc}") from None
-        return Resolution(parse_pip_report(doc, _requested(request)), f"pip {self.version}".strip())
+        return Resolution(parse_pip_report(doc, _requested(request)), f"pip {self.version}".strip(),
+                          report_urls(doc))
+
+    def file_urls(self, request: ResolveRequest, pins: tuple[LockedPackage, ...], run: CommandRunner,  # noqa: ARG002
+                  resolution: Resolution) -> dict[str, str]:
+        """pip's report names the file it chose for every pin."""
+        keys = {p.key for p in pins}
+        return {k: u for k, u in resolution.urls if k in keys}
+
+    def newest(self, request: ResolveRequest, name: str, run: CommandRunner) -> str | None:  # noqa: ARG002
+        """Not asked of pip (a second pip resolution costs as much as the first): unknown."""
+        return None
 
 
-_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)")
+def report_urls(doc: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(key, download URL) of each entry of pip's --report (pure)."""
+    out = []
+    for item in doc.get("install") or ():
+        name = str((item.get("metadata") or {}).get("name", ""))
+        url = (item.get("download_info") or {}).get("url")
+        if name and isinstance(url, str):
+            out.append((canonicalize_name(name), url))
+    return tuple(sorted(out))
+
+
+def parse_pylock_urls(text: str) -> dict[str, str]:
+    """key -> URL or path of the first wheel of each package in uv's pylock.toml output (pure)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
+    out: dict[str, str] = {}
+    for pkg in doc.get("packages") or ():
+        if not isinstance(pkg, dict) or not isinstance(pkg.get("name"), str):
+            continue
+        for wheel in pkg.get("wheels") or ():
+            where = wheel.get("url") or wheel.get("path") if isinstance(wheel, dict) else None
+            if isinstance(where, str):
+                out[canonicalize_name(pkg["name"])] = where
+                break
+    return out
+
+
+_PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==(?P<version>[^\s;\\]+)", re.M)
 
 
 def parse_hashed_requirements(text: str, requested: set[str]) -> tuple[LockedPackage, ...]:
@@ -236,9 +336,8 @@ def choose_resolver(which: str, env: Mapping[str, str], run: CommandRunner) -> R
     if which in ("auto", "uv"):
         exe = find_uv(env)
         if exe is not None:
-            ver = run((exe, "--version"), timeout=30.0)
-            if ver.ok:
-                return UvResolver(exe, ver.stdout.split()[1] if len(ver.stdout.split()) > 1 else "")
+            # NOTE: its version is asked while it resolves (UvResolver.resolve), not here.
+            return UvResolver(exe)
         if which == "uv":
             raise LockError("--resolver uv: uv is not installed (pip install uv, or install envguard[uv])")
     ver = run((sys.executable, "-m", "pip", "--version"), timeout=60.0)

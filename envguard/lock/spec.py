@@ -66,6 +66,11 @@ class LockedPackage:
     hashes: tuple[str, ...]
     #: True when the user asked for it (a top-level requirement), False for a dependency.
     requested: bool = False
+    #: sha256 over the files its wheel installs ("path<TAB>hash" lines of its RECORD), when recorded at lock
+    #: time: verify then catches a file edited together with its RECORD line.
+    files: str | None = None
+    #: A PEP 508 marker when the pin holds only on some of a multi-platform lock's platforms.
+    marker: str | None = None
 
     @property
     def key(self) -> str:
@@ -133,7 +138,9 @@ class LockSpec:
         """sha256 of what determines the environment: target, pins, hashes and indexes (not provenance)."""
         core = {
             "target": _plain(self.target),
-            "packages": [[p.key, p.version, sorted(p.hashes)] for p in sorted(self.packages, key=lambda p: p.key)],
+            "packages": [[p.key, p.version, sorted(p.hashes), *([p.files] if p.files else []),
+                          *([f"; {p.marker}"] if p.marker else [])]
+                         for p in sorted(self.packages, key=lambda p: (p.key, p.marker or ""))],
             "indexes": sorted(i.url for i in self.indexes),
         }
         blob = json.dumps(core, sort_keys=True, separators=(",", ":")).encode()
@@ -151,7 +158,9 @@ class LockSpec:
             "target": _plain(self.target),
             "indexes": [{"url": i.url, "reason": i.reason} for i in self.indexes],
             "packages": [{"name": p.name, "version": p.version, "hashes": sorted(p.hashes),
-                          "requested": p.requested} for p in sorted(self.packages, key=lambda p: p.key)],
+                          "requested": p.requested, **({"files": p.files} if p.files else {}),
+                          **({"marker": p.marker} if p.marker else {})}
+                         for p in sorted(self.packages, key=lambda p: (p.key, p.marker or ""))],
             "skipped": [{"name": n, "reason": r} for n, r in self.skipped],
         }
 
@@ -160,8 +169,9 @@ class LockSpec:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_dict(cls, data: Any, name: str = LOCK_JSON) -> LockSpec:
-        """Read a lock document back, validating every field.
+    def from_dict(cls, data: Any, name: str = LOCK_JSON, *, allow_unsigned: bool = False) -> LockSpec:
+        """Read a lock document back, validating every field; its ``fingerprint`` must match the content
+        (a lock without one is refused unless ``allow_unsigned``: deleting the key must not make an edit pass).
 
         :raises LockError: unknown schema version or malformed content.
         """
@@ -187,8 +197,14 @@ class LockSpec:
                 bad = [h for h in hashes if not _HASH.fullmatch(h)]
                 if bad:
                     raise LockError(f"{name}: {pname}: malformed hash {bad[0]!r}")
+                files = _opt(p.get("files"))
+                if files is not None and not _HASH.fullmatch(files):
+                    raise LockError(f"{name}: {pname}: malformed files digest {files!r}")
+                marker = _opt(p.get("marker"))
+                if marker is not None:
+                    _check_marker(marker, pname, name)
                 packages.append(LockedPackage(pname, check_version(_str(p["version"]), pname), hashes,
-                                              bool(p.get("requested", False))))
+                                              bool(p.get("requested", False)), files, marker))
             indexes = tuple(IndexUse(check_url(_str(i["url"])), _str(i.get("reason", "")))
                             for i in data.get("indexes") or ())
             gen = data.get("generator") or {}
@@ -202,10 +218,25 @@ class LockSpec:
         except (KeyError, TypeError, AttributeError) as exc:
             raise LockError(f"{name} is not a valid envguard lock: missing or malformed field {exc}") from None
         recorded = data.get("fingerprint")
+        if recorded is None and not allow_unsigned:
+            raise LockError(f"{name} has no fingerprint, so a hand edit cannot be told from `envguard lock`'s "
+                            "output; re-create it with `envguard lock` (or pass --allow-unsigned for a lock "
+                            "written before fingerprints)")
         if recorded is not None and recorded != spec.fingerprint:
             raise LockError(f"{name}: fingerprint {recorded} does not match its content ({spec.fingerprint}); "
                             "the file was edited by hand — re-create it with `envguard lock`")
         return spec
+
+
+def _check_marker(marker: str, pname: str, name: str) -> None:
+    from packaging.markers import InvalidMarker, Marker
+
+    try:
+        Marker(marker)
+    except InvalidMarker:
+        raise LockError(f"{name}: {pname}: {marker!r} is not an environment marker") from None
+    if not re.fullmatch(r"[A-Za-z0-9_ .=<>!'\"()~-]+", marker):
+        raise LockError(f"{name}: {pname}: marker {marker!r} has characters envguard will not render")
 
 
 def _plain(target: LockTarget) -> dict[str, str | None]:

@@ -5,7 +5,9 @@ Prints one JSON object on stdout. Never imports an installed package."""
 
 import base64
 import hashlib
+import importlib.util
 import json
+import marshal
 import os
 import re
 import sys
@@ -46,13 +48,11 @@ def _digest(path):
     return base64.urlsafe_b64encode(h.digest()).rstrip(b"=").decode("ascii")
 
 
-def _check_record(info_dir, base):
-    text = _read(os.path.join(info_dir, "RECORD"), 1 << 26)
-    if not text:
-        return {"checked": 0, "mismatched": [], "missing": [], "error": "no RECORD file"}
-    checked = 0
-    mismatched = []
-    missing = []
+_INSTALL_TIME = ("RECORD", "INSTALLER", "REQUESTED", "direct_url.json", "RECORD.jws", "RECORD.p7s")
+
+
+def _rows(text):
+    """(path, "sha256=..." or "") of each RECORD line."""
     for row in text.splitlines():
         # NOTE: RECORD is CSV; paths with commas are quoted. The hash and size are the last two fields.
         if row.startswith('"'):
@@ -60,28 +60,114 @@ def _check_record(info_dir, base):
             rel, rest = row[1:end].replace('""', '"'), row[end + 2:]
         else:
             rel, _, rest = row.partition(",")
-        algo_hash = rest.split(",")[0]
-        if not rel or not algo_hash.startswith("sha256="):
+        if rel:
+            yield rel, rest.split(",")[0]
+
+
+def files_digest(text):
+    """sha256 over the sorted "path<TAB>hash" lines of the files a wheel puts into site-packages: the same
+    value from a wheel's RECORD and from the installed one (install-time files, bytecode, scripts and .data
+    left out). envguard.lock.wheels computes it the same way; keep the two in step."""
+    lines = []
+    for rel, algo_hash in _rows(text):
+        top = rel.split("/", 1)[0]
+        if (not algo_hash.startswith("sha256=") or rel.startswith(("../", "/")) or top.endswith(".data")
+                or rel.endswith(".pyc") or (top.endswith(".dist-info") and rel.rsplit("/", 1)[-1] in _INSTALL_TIME)):
+            continue
+        lines.append(rel + "\t" + algo_hash[len("sha256="):])
+    return "sha256:" + hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+
+
+def _check_record(info_dir, base, hash_files=True):
+    text = _read(os.path.join(info_dir, "RECORD"), 1 << 26)
+    if not text:
+        return {"checked": 0, "mismatched": [], "missing": [], "error": "no RECORD file"}
+    checked = 0
+    mismatched = []
+    missing = []
+    for rel, algo_hash in _rows(text):
+        if not algo_hash.startswith("sha256="):
             continue
         path = os.path.normpath(os.path.join(base, rel))
         checked += 1
         try:
-            if _digest(path) != algo_hash[len("sha256="):]:
+            if not hash_files:
+                if not os.path.isfile(path):
+                    missing.append(rel)
+            elif _digest(path) != algo_hash[len("sha256="):]:
                 mismatched.append(rel)
         except OSError:
             missing.append(rel)
-    return {"checked": checked, "mismatched": mismatched[:50], "missing": missing[:50],
-            "mismatched_count": len(mismatched), "missing_count": len(missing)}
+    return {"checked": checked if hash_files else 0, "mismatched": mismatched[:50], "missing": missing[:50],
+            "mismatched_count": len(mismatched), "missing_count": len(missing), "files_digest": files_digest(text)}
+
+
+def _pyc_ok(pyc, source):
+    """Whether a __pycache__ file is the compilation of its source: the source hash of a hash-based pyc, or
+    (timestamp pycs) its code object equal to compiling the source now."""
+    try:
+        with open(pyc, "rb") as fh:
+            data = fh.read(1 << 26)
+        with open(source, "rb") as fh:
+            src = fh.read(1 << 26)
+    except OSError:
+        return True
+    if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER:
+        return True  # another interpreter's bytecode: this one never loads it
+    flags = int.from_bytes(data[4:8], "little")
+    if flags & 1:
+        return data[8:16] == importlib.util.source_hash(src)
+    m = re.search(r"\.opt-(\d)\.pyc$", pyc)
+    try:
+        code = marshal.loads(data[16:])
+        return code == compile(src, source, "exec", dont_inherit=True, optimize=int(m.group(1)) if m else 0)
+    except (ValueError, EOFError, TypeError, SyntaxError):
+        return False
+
+
+def _scan(folder, owned_tops, recorded, pycs):
+    """Files under the locked packages' folders that no RECORD lists, every .pth, and bytecode that is not
+    its source's."""
+    unrecorded = []
+    bytecode = []
+    tag = getattr(sys.implementation, "cache_tag", None) or ""
+    for top in sorted(owned_tops):
+        root = os.path.join(folder, top)
+        if not os.path.isdir(root):
+            continue
+        for here, dirs, files in os.walk(root):
+            dirs.sort()
+            for leaf in sorted(files):
+                path = os.path.join(here, leaf)
+                rel = os.path.relpath(path, folder).replace(os.sep, "/")
+                listed = recorded.get(rel)
+                if listed is not None and (listed[1].startswith("sha256=") or not leaf.endswith(".pyc")):
+                    continue  # hash-checked against RECORD (or a RECORD entry without a hash that is not bytecode)
+                if os.path.basename(here) == "__pycache__" and leaf.endswith(".pyc"):
+                    stem = leaf.split(".", 1)[0]
+                    source = os.path.join(os.path.dirname(here), stem + ".py")
+                    if tag and "." + tag + "." not in leaf:
+                        continue  # another interpreter's bytecode
+                    if not os.path.exists(source):
+                        unrecorded.append(rel)
+                    elif pycs and not _pyc_ok(path, source):
+                        bytecode.append(rel)
+                    continue
+                unrecorded.append(rel)
+    pth = [leaf for leaf in sorted(os.listdir(folder)) if leaf.endswith(".pth")]
+    return unrecorded, bytecode, pth
 
 
 def main():
-    records = "--records" in sys.argv[1:]
+    records = "--records" in sys.argv[1:] or "--scan" in sys.argv[1:]
+    hash_files = "--records" in sys.argv[1:]
     only = set()
     for arg in sys.argv[1:]:
         if arg.startswith("--only="):
             only.update(x for x in arg[len("--only="):].split(",") if x)
     out = []
     seen = set()
+    sites = {}
     for entry in sys.path:
         folder = entry or os.getcwd()
         try:
@@ -109,12 +195,38 @@ def main():
                     item["editable"] = bool((doc.get("dir_info") or {}).get("editable"))
                 except ValueError:
                     item["direct_url"] = "unreadable direct_url.json"
+            site = sites.setdefault(folder, {"recorded": {}, "tops": set()})
+            text = _read(os.path.join(info_dir, "RECORD"), 1 << 26) if records else ""
+            for rel, algo_hash in _rows(text):
+                site["recorded"][os.path.normpath(rel).replace(os.sep, "/")] = (key, algo_hash)
+                top = rel.split("/", 1)[0]
+                if (not only or key in only) and "/" in rel and not rel.startswith("..") and \
+                        not top.endswith((".dist-info", ".data")) and top != "__pycache__":
+                    site["tops"].add(top)
             if records and (not only or key in only):
-                item["record"] = _check_record(info_dir, folder)
+                item["record"] = _check_record(info_dir, folder, hash_files)
             out.append(item)
+    scan = None
+    if records:
+        scan = {"unrecorded": [], "bytecode": [], "pth": [], "unrecorded_count": 0, "bytecode_count": 0}
+        for folder, site in sorted(sites.items()):
+            unrecorded, bytecode, pth = _scan(folder, site["tops"], site["recorded"], hash_files)
+            scan["unrecorded_count"] += len(unrecorded)
+            scan["bytecode_count"] += len(bytecode)
+            scan["unrecorded"] += [os.path.join(folder, p) for p in unrecorded][:50]
+            scan["bytecode"] += [os.path.join(folder, p) for p in bytecode][:50]
+            for leaf in pth:
+                owner, algo_hash = site["recorded"].get(leaf, (None, ""))
+                intact = False
+                if owner is not None and algo_hash.startswith("sha256="):
+                    try:
+                        intact = _digest(os.path.join(folder, leaf)) == algo_hash[len("sha256="):]
+                    except OSError:
+                        intact = False
+                scan["pth"].append({"path": os.path.join(folder, leaf), "owner": owner if intact else None})
     ver = sys.version_info
     sys.stdout.write(json.dumps({"installed_version": 1, "python": "%d.%d.%d" % (ver[0], ver[1], ver[2]),
-                                 "platform": sys.platform, "distributions": out}))
+                                 "platform": sys.platform, "distributions": out, "scan": scan}))
     sys.stdout.write("\n")
 
 

@@ -12,7 +12,7 @@ from envguard.errors import TargetPythonError
 from envguard.probes.base import ProbeContext
 from envguard.probes.target import child_env, not_python
 from envguard.resources import script_source
-from envguard.snapshot import InstalledDistribution, RecordCheck
+from envguard.snapshot import InstalledDistribution, RecordCheck, SiteScan
 
 
 def installed_distributions(
@@ -22,12 +22,25 @@ def installed_distributions(
 
     :raises TargetPythonError: when the interpreter is missing or does not answer.
     """
+    version, dists, _scan = installed_state(ctx, records=records, only=only, timeout_s=timeout_s)
+    return version, dists
+
+
+def installed_state(
+    ctx: ProbeContext, *, records: bool = False, scan: bool = False, only: Iterable[str] = (),
+    timeout_s: float = 300.0,
+) -> tuple[str, tuple[InstalledDistribution, ...], SiteScan | None]:
+    """installed_distributions, plus (``scan`` or ``records``) what lies beside them in site-packages; ``scan``
+    alone lists files without hashing them or checking bytecode.
+
+    :raises TargetPythonError: when the interpreter is missing or does not answer.
+    """
     exe = ctx.target_python
     if os.sep in exe and not os.path.exists(exe):
         raise TargetPythonError(f"target interpreter {exe} does not exist")
     argv = [exe, "-c", script_source("envguard.probes", "_installed.py")]
-    if records:
-        argv.append("--records")
+    if records or scan:
+        argv.append("--records" if records else "--scan")
         names = sorted(set(only))
         if names:
             argv.append("--only=" + ",".join(names))
@@ -40,7 +53,17 @@ def installed_distributions(
     except (json.JSONDecodeError, IndexError) as exc:
         raise TargetPythonError(f"target interpreter {exe} printed no distribution list; it printed: "
                                 f"{result.printed()}") from exc
-    return str(doc.get("python", "")), decode_installed(doc)
+    return str(doc.get("python", "")), decode_installed(doc), decode_scan(doc.get("scan"))
+
+
+def decode_scan(raw: Any) -> SiteScan | None:
+    """The script's "scan" object as a SiteScan (pure); None when it did not scan."""
+    if not isinstance(raw, Mapping):
+        return None
+    pth = tuple((str(p.get("path", "")), p.get("owner") if isinstance(p.get("owner"), str) else None)
+                for p in raw.get("pth") or () if isinstance(p, Mapping))
+    return SiteScan(tuple(str(x) for x in raw.get("unrecorded") or ()), int(raw.get("unrecorded_count", 0)),
+                    pth, tuple(str(x) for x in raw.get("bytecode") or ()), int(raw.get("bytecode_count", 0)))
 
 
 def decode_installed(doc: Mapping[str, Any]) -> tuple[InstalledDistribution, ...]:
@@ -54,6 +77,7 @@ def decode_installed(doc: Mapping[str, Any]) -> tuple[InstalledDistribution, ...
                 checked=int(rec.get("checked", 0)), mismatched=tuple(rec.get("mismatched") or ()),
                 missing=tuple(rec.get("missing") or ()), mismatched_count=int(rec.get("mismatched_count", 0)),
                 missing_count=int(rec.get("missing_count", 0)), error=rec.get("error"),
+                files_digest=rec.get("files_digest") if isinstance(rec.get("files_digest"), str) else None,
             )
         out.append(InstalledDistribution(
             name=str(d["name"]), version=str(d.get("version", "")), installer=d.get("installer"),

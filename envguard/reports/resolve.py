@@ -257,8 +257,8 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 build = replace(build, cudnn=compiled.value)
         elif build.name == "jax":
             jaxlib = pkgs.get("jaxlib")
-            listed = jaxlib is not None and jaxlib.tier == TOOL and jaxlib.how.startswith(("pip ", "package list"))
-            unknown_plugin = build.accelerator == "cpu" and not listed and not any(
+            in_listing = jaxlib is not None and jaxlib.tier == TOOL and jaxlib.how.startswith(("pip ", "package list"))
+            unknown_plugin = build.accelerator == "cpu" and not in_listing and not any(
                 n.startswith("jax-cuda") for n in pkgs) and "+" not in (jaxlib.value if jaxlib else "")
             # NOTE: a report that names jaxlib but no plugin may simply not list the plugin: unknown, not "cpu";
             # a pip listing (pip list / freeze / show) lists the jax-cuda plugins too, so there it is the CPU build.
@@ -272,7 +272,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).
                 digits = post.group(1) + post.group(2)
                 build = replace(build, cuda=f"{digits[:-1]}.{digits[-1]}", accelerator="cuda")
-            accel = "cuda" if "paddlepaddle-gpu" in pkgs else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
+            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
                                                                 and pkgs["paddlepaddle"].tier >= FIELD else None)
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
         out.append(build)
