@@ -237,7 +237,7 @@ def _lock(*args: str) -> tuple[int, str, str]:
 def test_lock_torch_torchvision_cu130_never_pins_the_cu132_torchvision(tmp_path: Path) -> None:
     house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130"),
                                                                   ("0.29.2", "0.29.2+cu132")])
-    code, out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
+    code, out, err = _lock("torch==2.14.*", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
                            "--find-links", str(house), "--resolver", "uv", "--dry-run", "--format", "json", "--json")
     assert code == 0, err
     doc = json.loads(out)
@@ -252,7 +252,7 @@ def test_lock_torch_torchvision_cu130_never_pins_the_cu132_torchvision(tmp_path:
 def test_lock_refuses_when_only_a_mismatched_companion_exists(tmp_path: Path) -> None:
     house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.2", "0.29.2+cu132")])
     out_dir = tmp_path / "lock"
-    code, out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
+    code, out, err = _lock("torch==2.14.*", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
                            "--find-links", str(house), "--resolver", "uv", "-o", str(out_dir), "--json")
     assert code == 3 and not out_dir.exists()
     doc = json.loads(out)
@@ -339,7 +339,7 @@ def test_envguard_check_passes_the_lock_it_fails_the_naive_pins(tmp_path: Path) 
     house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130"),
                                                                   ("0.29.2", "0.29.2+cu132")])
     lock_dir = tmp_path / "lock"
-    code, _out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
+    code, _out, err = _lock("torch==2.14.*", "torchvision", "--cuda", "13.0", "--python", "3.11", "--no-index",
                             "--find-links", str(house), "--format", "pip,json", "-o", str(lock_dir))
     assert code == 0, err
 
@@ -404,7 +404,7 @@ def test_lock_names_only_the_matrix_files_its_decisions_read(wheelhouse: Path, t
     assert code == 0, err
     assert json.loads(out)["lock"]["generator"]["matrices"] == []
     house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130")])
-    code, out, err = _lock("torch", "--cuda", "13.0", "--python", "3.11", "--no-index", "--find-links", str(house),
+    code, out, err = _lock("torch==2.14.*", "--cuda", "13.0", "--python", "3.11", "--no-index", "--find-links", str(house),
                            "--dry-run", "--format", "json,docker", "--json")
     assert code == 0, err
     names = [m.split()[0] for m in json.loads(out)["lock"]["generator"]["matrices"]]
@@ -416,7 +416,7 @@ def test_lock_names_only_the_matrix_files_its_decisions_read(wheelhouse: Path, t
 
 @pytest.mark.slow
 def test_default_index_torch_torchvision_cu130_pins_a_cu130_torchvision(tmp_path: Path) -> None:
-    code, out, err = _lock("torch", "torchvision", "--cuda", "13.0", "--python", "3.11", "--resolver", "uv",
+    code, out, err = _lock("torch==2.14.*", "torchvision", "--cuda", "13.0", "--python", "3.11", "--resolver", "uv",
                            "--dry-run", "--format", "json", "--json")
     assert code == 0, err
     doc = json.loads(out)

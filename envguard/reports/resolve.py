@@ -272,8 +272,8 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).
                 digits = post.group(1) + post.group(2)
                 build = replace(build, cuda=f"{digits[:-1]}.{digits[-1]}", accelerator="cuda")
-            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if "paddlepaddle" in pkgs and gpu_seen
-                                                                and pkgs["paddlepaddle"].tier >= FIELD else None)
+            cpu_listed = "paddlepaddle" in pkgs and gpu_seen and pkgs["paddlepaddle"].tier >= FIELD
+            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if cpu_listed else None)
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
         out.append(build)
     return tuple(out)
