@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import NoReturn
@@ -40,6 +41,21 @@ def split_values(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(v.strip() for item in values for v in item.split(",") if v.strip())
 
 
+class Seconds(click.FloatRange):
+    """A finite number of seconds in ``[minimum, maximum]`` (``nan``, ``inf`` and ``1e308`` are usage errors)."""
+
+    name = "seconds"
+
+    def __init__(self, minimum: float, maximum: float = 7 * 86400.0) -> None:
+        super().__init__(min=minimum, max=maximum)
+
+    def convert(self, value: float, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        seconds = float(super().convert(value, param, ctx))
+        if math.isnan(seconds):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
+
+
 python_option = click.option(
     "--python", "target_python", default=sys.executable, show_default="this interpreter",
     help="Interpreter (or virtualenv folder) whose frameworks to inspect.",
@@ -49,6 +65,7 @@ deep_option = click.option(
     help="Also import each framework (in its own subprocess, in parallel) for runtime facts.",
 )
 timeout_option = click.option(
-    "--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=10.0, show_default=True,
-    help="Seconds any single external call (nvidia-smi, nvcc, NVML) may take.",
+    "--timeout", "timeout_s", type=Seconds(0.1), default=10.0, show_default=True,
+    help="Seconds any single external call (nvidia-smi, nvcc, NVML) may take; the target interpreter gets 3x "
+         "(6x per --deep import).",
 )

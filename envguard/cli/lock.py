@@ -9,6 +9,7 @@ import click
 from envguard.cli._shared import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Seconds,
     fail,
 )
 from envguard.commands import lock as use
@@ -56,8 +57,8 @@ def _formats(value: str) -> tuple[str, ...]:
               "install from there with no index access (air-gapped builds).")
 @click.option("--build", is_flag=True, help="Build the Dockerfile with the local Docker engine.")
 @click.option("--tag", metavar="IMAGE", help="Tag for --build.  [default: envguard-lock:<fingerprint>]")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
-              help="Seconds the resolver may take.")
+@click.option("--timeout", "timeout_s", type=Seconds(1.0), default=600.0, show_default=True,
+              help="Seconds the resolver may take (with --from-current, also the interpreter: at most 300).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON envelope instead of text.")
 def lock(
     requirements: tuple[str, ...], requirement_files: tuple[str, ...], pyproject: str | None, from_current: bool,
@@ -106,7 +107,10 @@ def lock(
 @click.option("--no-files", is_flag=True, help="Skip hashing installed files against their RECORD.")
 @click.option("--ignore", multiple=True, metavar="NAME", help="Leave a distribution out of the comparison.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], fmt: str) -> None:
+@click.option("--timeout", "timeout_s", type=Seconds(1.0), default=300.0, show_default=True,
+              help="Seconds the interpreter may take to list (and hash) its installed files.")
+def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], fmt: str,
+           timeout_s: float) -> None:
     """Check that an environment still matches its lock (envguard.lock.json or its folder).
 
     Exit 1 on drift: missing, extra or different packages, another CUDA variant, installed files
@@ -115,7 +119,7 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
     from envguard.formatters.lockfiles import verify_json, verify_text
 
     try:
-        result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore)
+        result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore, timeout_s=timeout_s)
     except EnvguardError as exc:
         fail(str(exc), fmt, "verify")
     code = EXIT_OK if result.ok else EXIT_FINDINGS

@@ -59,12 +59,12 @@ class LockOptions:
     stdin: bytes | None = None
 
 
-def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
+def _interpreter_facts(exe: str, env: Mapping[str, str], timeout_s: float = 60.0) -> tuple[str, str]:
     """(X.Y.Z, "linux-x86_64") of an interpreter."""
     from envguard import _subprocess
 
     probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
-    result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
+    result = _subprocess.run((exe, "-c", probe), timeout=min(timeout_s, 60.0), env=dict(env))
     if not result.ok:
         raise TargetPythonError(f"cannot run {exe}: {result.describe_failure()}")
     version, system, machine = [*result.stdout.split(), "", "", ""][:3]
@@ -132,12 +132,13 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             raise LockError("--from-current locks what is installed; do not also give requirements")
         exe = resolve_python(python_text, environ)
         ctx = ProbeContext(env=environ, target_python=exe)
-        version, installed = installed_distributions(ctx)
+        # NOTE: --timeout bounds the interpreter's answers too (at most the 300 s a full listing may take).
+        version, installed = installed_distributions(ctx, timeout_s=min(options.timeout_s, 300.0))
         pins, skipped = _request.current_requirements(installed)
         reqs = _request.parse_requirements(pins, f"installed packages of {exe}")
         cuda = options.cuda or _request.current_cuda(mats, installed)
         interpreter = exe
-        _v, plat = _interpreter_facts(exe, environ)
+        _v, plat = _interpreter_facts(exe, environ, options.timeout_s)
     else:
         reqs = _request.parse_requirements(options.requirements, "command line")
         for path in options.requirement_files:
@@ -258,8 +259,11 @@ def read_lock(path: str) -> tuple[LockSpec, str]:
 
 
 def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[str, ...] = (),
-           env: Mapping[str, str] | None = None) -> VerifyResult:
-    """Compare the target interpreter's environment (and this machine's driver) with a lock."""
+           env: Mapping[str, str] | None = None, timeout_s: float = 300.0) -> VerifyResult:
+    """Compare the target interpreter's environment (and this machine's driver) with a lock.
+
+    ``timeout_s`` bounds the interpreter's listing (and hashing) of its files; nvidia-smi gets at most 10 s.
+    """
     from envguard.lock.verify import compare
     from envguard.probes.installed import installed_distributions
     from envguard.probes.nvidia import probe_nvidia
@@ -267,9 +271,10 @@ def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[s
     environ = dict(os.environ if env is None else env)
     spec, name = read_lock(lock_path)
     exe = resolve_python(python, environ)
-    ctx = ProbeContext(env=environ, target_python=exe)
+    ctx = ProbeContext(env=environ, target_python=exe, timeout_s=min(timeout_s, 10.0))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-driver") as pool:
         driver_future = pool.submit(probe_nvidia, ctx) if spec.target.cuda else None
-        version, installed = installed_distributions(ctx, records=records, only=[p.key for p in spec.packages])
+        version, installed = installed_distributions(ctx, records=records, only=[p.key for p in spec.packages],
+                                                     timeout_s=timeout_s)
         driver = driver_future.result()[0] if driver_future is not None else None
     return compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,18 +57,41 @@ class ErrorsMatrix:
     signatures: tuple[ErrorSignature, ...]
 
     def match(self, lines: Iterable[str]) -> tuple[SignatureMatch, ...]:
-        """Every (signature, line) pair that matches, in line order; one match per signature and line."""
+        """Every (signature, line) pair that matches, in line order; one match per signature and line.
+
+        A line longer than :data:`WINDOW_CHARS` is searched in overlapping windows (a message shorter than
+        :data:`WINDOW_OVERLAP` is never cut), so a 400 KB log line costs time linear in its length.
+        """
         out: list[SignatureMatch] = []
         for line in lines:
             text = line.strip()
             if not text:
                 continue
             for sig in self.signatures:
-                found = sig.pattern.search(text)
-                if found:
-                    groups = {k: v for k, v in found.groupdict().items() if v is not None}
-                    out.append(SignatureMatch(sig, text[:500], groups))
+                for window in _windows(text):
+                    found = sig.pattern.search(window)
+                    if found:
+                        groups = {k: v for k, v in found.groupdict().items() if v is not None}
+                        start = 0 if window is text else max(0, found.start() - 100)
+                        out.append(SignatureMatch(sig, window[start:start + 500], groups))
+                        break
         return tuple(out)
+
+
+#: Longest stretch of one line a signature pattern is run on at once.
+WINDOW_CHARS = 4096
+#: How much consecutive windows overlap (longer than any catalogued message).
+WINDOW_OVERLAP = 1024
+
+
+def _windows(text: str) -> Iterator[str]:
+    """``text`` itself when short, else overlapping slices of :data:`WINDOW_CHARS` covering it."""
+    if len(text) <= WINDOW_CHARS:
+        yield text
+        return
+    step = WINDOW_CHARS - WINDOW_OVERLAP
+    for start in range(0, len(text) - WINDOW_OVERLAP, step):
+        yield text[start:start + WINDOW_CHARS]
 
 
 

@@ -9,16 +9,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from envguard.errors import TargetPythonError
-from envguard.probes.base import ProbeContext
+from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR, ProbeContext
 from envguard.probes.target import child_env
 from envguard.resources import script_source
 from envguard.snapshot import InstalledDistribution, RecordCheck
 
 
 def installed_distributions(
-    ctx: ProbeContext, *, records: bool = False, only: Iterable[str] = (), timeout_s: float = 300.0,
+    ctx: ProbeContext, *, records: bool = False, only: Iterable[str] = (), timeout_s: float | None = None,
 ) -> tuple[str, tuple[InstalledDistribution, ...]]:
     """(Python version, distributions) of ``ctx.target_python``; hash RECORD files when ``records``.
+
+    ``timeout_s`` defaults to ``ctx.timeout_s`` times :data:`INSTALLED_TIMEOUT_FACTOR`.
 
     :raises TargetPythonError: when the interpreter is missing or does not answer.
     """
@@ -32,7 +34,8 @@ def installed_distributions(
         if names:
             argv.append("--only=" + ",".join(names))
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
-        result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=child_env(ctx.env))
+        result = ctx.run(tuple(argv), timeout=timeout_s or ctx.timeout_s * INSTALLED_TIMEOUT_FACTOR, cwd=cwd,
+                         env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(f"cannot list distributions of {exe}: {result.describe_failure()}")
     try:

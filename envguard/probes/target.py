@@ -16,7 +16,7 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
-from envguard.probes.base import ProbeContext
+from envguard.probes.base import DEEP_TIMEOUT_FACTOR, TARGET_TIMEOUT_FACTOR, ProbeContext
 from envguard.resources import script_source
 from envguard.snapshot import (
     Distribution,
@@ -55,7 +55,7 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
     source = script_source("envguard.probes", "_inspect_target.py")
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
         # NOTE: a fresh cwd, so a stray local "torch/" folder cannot shadow the real package.
-        result = ctx.run((exe, "-c", source), timeout=max(ctx.timeout_s, 30.0), cwd=cwd,
+        result = ctx.run((exe, "-c", source), timeout=ctx.timeout_s * TARGET_TIMEOUT_FACTOR, cwd=cwd,
                          env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(f"cannot inspect target interpreter {exe}: {result.describe_failure()}")
@@ -251,7 +251,7 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
     ``--deep`` costs the slowest import, not the sum. Keys are the frameworks that are installed.
     """
     source = script_source("envguard.probes", "_deep_framework.py")
-    timeout = max(ctx.timeout_s, 60.0)
+    timeout = ctx.timeout_s * DEEP_TIMEOUT_FACTOR
 
     def one(name: str) -> RuntimeReport | Unavailable | None:
         code = f"FRAMEWORK = {name!r}\n" + source
