@@ -259,6 +259,11 @@ def install_signal_handlers() -> None:
     so temporary folders are removed). Call from the main thread of the CLI only."""
     import atexit
 
+    global _HANDLERS_INSTALLED  # noqa: PLW0603 # reason: once per process
+    if _HANDLERS_INSTALLED:
+        return
+    _HANDLERS_INSTALLED = True
+
     def handler(signum: int, _frame: FrameType | None) -> None:
         kill_live_groups()
         raise SystemExit(128 + signum)
@@ -270,6 +275,7 @@ def install_signal_handlers() -> None:
                 signal.signal(sig, handler)
 
 
+_HANDLERS_INSTALLED = False
 _PR_SET_PDEATHSIG = 1
 _prctl: Callable[..., int] | None = None
 

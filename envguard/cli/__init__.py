@@ -54,6 +54,23 @@ class LazyGroup(click.Group):
             raise TypeError(f"{target} is not a click command")
         return command
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an unexpected exception is exit 3 and one line, never a traceback with exit 1
+        (the "findings" code a CI gate acts on). ``-vv`` logs the traceback too."""
+        from envguard import _subprocess
+
+        _subprocess.install_signal_handlers()
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # reason: the last-resort handler of the CLI
+            logging.getLogger("envguard").debug("unexpected error", exc_info=True)
+            message = " ".join(str(exc).split())[:300] or "no detail"
+            click.echo(f"envguard: error: internal error ({type(exc).__name__}: {message}); "
+                       "rerun with -vv for the traceback", err=True)
+            raise SystemExit(EXIT_CANNOT_RUN) from None
+
 
 def _configure_logging(verbose: int, quiet: bool) -> None:
     level_name = os.environ.get("ENVGUARD_LOGLEVEL")

@@ -250,11 +250,15 @@ def read_lock(path: str) -> tuple[LockSpec, str]:
         raise InputError(f"{p} does not exist") from None
     except OSError as exc:
         raise InputError(f"cannot read {p}: {exc.strerror or exc}") from None
+    from envguard import _json
+
     try:
-        doc = json.loads(raw)
+        doc = _json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise InputError(f"{p} is not JSON: verify reads the envguard.lock.json that `envguard lock` "
                          "writes (--format json)") from None
+    except _json.DocumentError as exc:
+        raise InputError(f"{p} {exc}: not an envguard lock") from None
     return _Spec.from_dict(doc, str(p)), str(p)
 
 

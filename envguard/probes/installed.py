@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from envguard import _json
 from envguard.errors import TargetPythonError
 from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR, ProbeContext
 from envguard.probes.target import child_env
@@ -39,10 +39,13 @@ def installed_distributions(
     if not result.ok:
         raise TargetPythonError(f"cannot list distributions of {exe}: {result.describe_failure()}")
     try:
-        doc = json.loads(result.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError) as exc:
-        raise TargetPythonError(f"target interpreter {exe} printed no distribution list") from exc
-    return str(doc.get("python", "")), decode_installed(doc)
+        doc = _json.require(_json.loads(result.stdout.strip().splitlines()[-1]), dict, "the distribution list")
+        return str(doc.get("python", "")), decode_installed(doc)
+    except (ValueError, IndexError) as exc:  # NOTE: JSONDecodeError and _json.DocumentError are ValueErrors
+        raise TargetPythonError(f"target interpreter {exe} printed no distribution list ({exc})") from None
+    except (KeyError, TypeError, AttributeError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise TargetPythonError(f"{exe} printed a distribution list of the wrong shape ({detail[:120]})") from None
 
 
 def decode_installed(doc: Mapping[str, Any]) -> tuple[InstalledDistribution, ...]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -14,6 +13,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envguard import _json
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
 from envguard.probes.base import DEEP_TIMEOUT_FACTOR, TARGET_TIMEOUT_FACTOR, ProbeContext
@@ -60,10 +60,10 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
     if not result.ok:
         raise TargetPythonError(f"cannot inspect target interpreter {exe}: {result.describe_failure()}")
     try:
-        doc = json.loads(result.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError) as exc:
+        doc = _json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:  # NOTE: JSONDecodeError and _json.DocumentError are ValueErrors
         raise TargetPythonError(f"target interpreter {exe} printed no inspection report") from exc
-    return decode_target_report(doc)
+    return decode_target_report(doc, exe)
 
 
 def child_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -74,9 +74,21 @@ def child_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def decode_target_report(doc: Mapping[str, Any]) -> TargetReport:
-    """Turn the in-target script's JSON into typed facts (pure)."""
-    py = doc["python"]
+def decode_target_report(doc: Any, exe: str = "the target interpreter") -> TargetReport:
+    """Turn the in-target script's JSON into typed facts (pure).
+
+    :raises TargetPythonError: the document is not of the script's shape (``{}``, ``[1, 2]``, ``null``, a
+        partial object): an interpreter that prints something else is not answering.
+    """
+    try:
+        return _decode_target_report(_json.require(doc, dict, "the inspection report"))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise TargetPythonError(f"{exe} printed an inspection report of the wrong shape ({detail[:120]})") from None
+
+
+def _decode_target_report(doc: Mapping[str, Any]) -> TargetReport:
+    py = _json.require(doc["python"], dict, "python")
     python = PythonInfo(
         executable=str(py["executable"]), version=str(py["version"]), implementation=str(py["implementation"]),
         platform=str(py["platform"]), machine=str(py["machine"]), prefix=str(py["prefix"]),
@@ -263,9 +275,9 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
         if not lines:
             return Unavailable(f"importing {name} crashed: {result.describe_failure()}", ("import",), "crash")
         try:
-            doc = json.loads(lines[-1])
+            doc = _json.require(_json.loads(lines[-1]), dict, "the runtime report")
             return None if doc.get("installed") is False else runtime_from(doc)
-        except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
             return Unavailable(f"unreadable runtime report from {name}: {exc}", ("import",), "crash")
 
     names = list(DEEP_FRAMEWORKS)
