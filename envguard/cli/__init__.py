@@ -66,7 +66,9 @@ class LazyGroup(click.Group):
             raise
         except Exception as exc:  # reason: the last-resort handler of the CLI
             logging.getLogger("envguard").debug("unexpected error", exc_info=True)
-            message = " ".join(str(exc).split())[:300] or "no detail"
+            from envguard._redact import redact_urls
+
+            message = redact_urls(" ".join(str(exc).split()))[:300] or "no detail"
             click.echo(f"envguard: error: internal error ({type(exc).__name__}: {message}); "
                        "rerun with -vv for the traceback", err=True)
             raise SystemExit(EXIT_CANNOT_RUN) from None

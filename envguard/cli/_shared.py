@@ -27,7 +27,13 @@ def use_color(flag: bool | None) -> bool:
 
 
 def fail(message: str, fmt: str, command: str) -> NoReturn:
-    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode)."""
+    """Report that envguard could not run: one line on stderr (and one JSON envelope in json mode).
+
+    Credentials in URLs are redacted (``--index-url https://user:SECRET@...`` is echoed in errors).
+    """
+    from envguard._redact import redact_urls
+
+    message = redact_urls(message)
     if fmt == "json":
         from envguard.formatters.json import error_envelope
 

@@ -170,11 +170,13 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
     )
     resolution = resolver.resolve(request, _subprocess.run)
     _request.check_resolution(plan, resolution.packages)
+    from envguard._redact import redact_urls
     from envguard.lock.spec import IndexUse
 
-    indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
+    # NOTE: the resolver got the URLs as given; the lock files (committed) get them without credentials.
+    indexes = plan.indexes + tuple(IndexUse(redact_urls(u), "--extra-index-url") for u in options.extra_index_urls)
     if options.index_url:
-        indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
+        indexes = (IndexUse(redact_urls(options.index_url), "--index-url"), *indexes)
     spec = _Spec(
         target=plan.target, packages=resolution.packages, indexes=indexes,
         mode="current" if options.from_current else "request",
