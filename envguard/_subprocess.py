@@ -11,7 +11,9 @@ What :func:`run` guarantees (issue 17):
   dropped, so the child never blocks on a full pipe); decoding happens after the clock stops.
 - **nothing left running**: on Linux every child gets ``PR_SET_PDEATHSIG`` (SIGKILL when envguard dies,
   even by SIGKILL); its process group is killed when the call ends, however it ends; the CLI's SIGTERM/
-  SIGHUP handler (:func:`install_signal_handlers`) kills the groups of calls in flight before exiting.
+  SIGHUP handler (:func:`install_signal_handlers`) kills the groups of calls in flight before exiting; and a
+  small watchdog process (:data:`_WATCHDOG`, started with the first child) kills the groups still registered
+  when envguard dies without running any handler (SIGKILL, OOM): it reads their ids on a pipe and acts at EOF.
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ def run(
         return CommandResult(argv, NOT_FOUND_STATUS, "", "", time.monotonic() - start, start_error=reason)
     with _LIVE_LOCK:
         _LIVE.add(proc.pid)
+        _tell_watchdog(f"+{proc.pid}")
     try:
         out, err, timed_out = _collect(proc, stdin.encode("utf-8") if stdin is not None else None,
                                        start + timeout)
@@ -134,6 +137,7 @@ def run(
         _kill_group(proc.pid)
         with _LIVE_LOCK:
             _LIVE.discard(proc.pid)
+            _tell_watchdog(f"-{proc.pid}")
         with contextlib.suppress(OSError):
             proc.wait(timeout=DRAIN_S)  # killed: reaped at once
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
@@ -276,6 +280,41 @@ def install_signal_handlers() -> None:
 
 
 _HANDLERS_INSTALLED = False
+
+#: Runs beside envguard: keeps the process groups envguard registers; at EOF (envguard gone) kills them all.
+_WATCHDOG = """
+import os, signal, sys
+groups = set()
+for line in sys.stdin:
+    line = line.strip()
+    if line[1:].isdigit():
+        (groups.add if line[0] == "+" else groups.discard)(int(line[1:]))
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+_watchdog: subprocess.Popen[str] | None = None
+_watchdog_failed = False
+
+
+def _tell_watchdog(message: str) -> None:
+    """Send one registration line to the watchdog (started on first use); called with _LIVE_LOCK held."""
+    global _watchdog, _watchdog_failed  # noqa: PLW0603 # reason: one watchdog per process
+    if _watchdog_failed or not sys.platform.startswith("linux"):
+        return
+    try:
+        if _watchdog is None or _watchdog.poll() is not None:
+            _watchdog = subprocess.Popen(  # noqa: S603 # reason: this interpreter and a constant script
+                (sys.executable, "-S", "-c", _WATCHDOG), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+            )
+        assert _watchdog.stdin is not None  # reason: stdin is a PIPE
+        _watchdog.stdin.write(message + "\n")
+        _watchdog.stdin.flush()
+    except (OSError, ValueError):  # no watchdog: PDEATHSIG and the signal handler still apply
+        _watchdog_failed = True
 _PR_SET_PDEATHSIG = 1
 _prctl: Callable[..., int] | None = None
 
