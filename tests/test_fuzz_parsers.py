@@ -55,7 +55,7 @@ _SPLICED = st.builds(lambda line, cut, frag: line[:cut] + frag + line[cut:],
                      st.sampled_from(_LINES), st.integers(0, 120), st.text(_ALPHABET, max_size=12))
 _LONG = st.builds(lambda c, n: c * n, st.sampled_from([" ", "0", "[", ":", "|", "a", "\n"]), st.integers(4000, 8000))
 _SMALL = [st.text(_ALPHABET, max_size=200), _FIELD_LINES, _SPLICED, st.text(max_size=100),
-          st.lists(st.one_of(_SPLICED, _FIELD_LINES), max_size=30).map(lambda ls: "\n".join(ls))]
+          st.lists(st.one_of(_SPLICED, _FIELD_LINES), max_size=30).map("\n".join)]
 #: Big inputs (deep JSON, long lines) are one draw in 25: enough to cover them, cheap enough for CI.
 _ONE = st.one_of(*(_SMALL * 5), _DEEP_JSON, _LONG)
 _BATCHES = st.lists(_ONE, min_size=BATCH, max_size=BATCH)

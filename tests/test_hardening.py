@@ -6,6 +6,7 @@ grandchildren, killing envguard mid-smoke) are marked slow.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -83,7 +84,7 @@ def boom_command() -> None:
 
 
 def test_unexpected_exception_is_exit_3_one_line_traceback_only_with_vv(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(main.lazy, "boom", "tests.test_hardening:boom_command")  # type: ignore[attr-defined]
+    monkeypatch.setitem(main.lazy, "boom", "tests.test_hardening:boom_command")
     code, output = _cli("boom")
     _one_error_line(code, output)
     assert "ZeroDivisionError" in output
@@ -322,9 +323,7 @@ def test_killing_envguard_mid_smoke_leaves_no_child(tmp_path: Path, sig: signal.
             assert not list(tmp_path.glob("envguard-smoke-*")), "the smoke folder was left behind"
     finally:
         for pid in tree | _descendants(proc.pid):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         if proc.poll() is None:
             proc.kill()

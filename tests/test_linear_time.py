@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 from envguard.knowledge import load_matrices
 from envguard.knowledge.errors import ErrorSignature
 from envguard.probes import parsers
+
+pytestmark = pytest.mark.slow
 
 SIZES = (1_000, 16_000, 256_000)
 #: Highest accepted ``t(16 n) / (16 * t(n))``; linear gives ~1, quadratic ~16.

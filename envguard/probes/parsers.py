@@ -89,8 +89,9 @@ QUERY_GPU_FIELDS_LEGACY: Final[tuple[str, ...]] = tuple(f for f in QUERY_GPU_FIE
 
 # ---- shared helpers -------------------------------------------------------------------------
 
-#: Longest line a parser looks at; the rest of a longer line is ignored (no tool output line comes close).
-MAX_LINE_CHARS: Final = 4096
+#: Longest line a parser looks at; the rest of a longer line is ignored (the widest real line, the header of
+#: `--query-gpu` with every field, is 6.5k characters).
+MAX_LINE_CHARS: Final = 1 << 16
 #: Most digits of a number converted with ``int()`` (versions, indices, MiB counts).
 _MAX_DIGITS: Final = 15
 
