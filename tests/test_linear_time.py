@@ -92,6 +92,12 @@ def _parser_inputs() -> dict[str, Callable[[int], str]]:
     for prefix in _PREFIXES[1:]:
         for unit in (" ", "\n", " \n", "0", "a", "[", ":"):
             makers[f"{prefix[:12]!r}+{unit!r}*n+'x'"] = _repeat(prefix, unit, "x")
+    # Inside a GPU row block of the default table: a long cell after a GPU's first row, a long name.
+    header = _PREFIXES[2].rsplit("\n", 1)[0] + "\n"
+    gpu_row = "|   0  NVIDIA A100-SXM4-80GB   On  | 00000000:01:00.0 Off |\n| "
+    for unit in (" ", "0", "0 "):
+        makers[f"table row block+{unit!r}*n"] = _repeat(header + gpu_row, unit, " MiB |")
+        makers[f"table GPU name {unit!r}*n"] = _repeat(header + "|   0  NVIDIA", unit, "x On | 00000000:01:00.0 |")
     return makers
 
 
