@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from envguard._redact import is_secret_name
 from envguard.errors import InputError
 from envguard.smoke.base import SmokeRun
 from envguard.snapshot import DriverInfo, PythonInfo, RuntimeReport, Snapshot, Unavailable
@@ -117,7 +118,7 @@ def environment_components(snapshot: Snapshot) -> dict[str, str]:
         digest = hashlib.sha256(listing.encode()).hexdigest()
         out["packages"] = f"{len(snapshot.packages)} distributions, sha256 {digest}"
     for key, value in sorted(snapshot.environment.items()):
-        if key in NUMERIC_ENV or key.startswith(NUMERIC_ENV_PREFIXES):
+        if (key in NUMERIC_ENV or key.startswith(NUMERIC_ENV_PREFIXES)) and not is_secret_name(key):
             out[f"env.{key}"] = value
     return out
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from envguard import _json
 from envguard.errors import EnvguardError
 from envguard.findings import Severity
 from envguard.fingerprints import Fingerprint, FleetGroup, fingerprint_of, fleet
@@ -250,7 +251,9 @@ def _load(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise _UnusableError(f"not UTF-8 text (byte {exc.start}): not a JSON result") from None
     try:
-        return json.loads(text)
+        return _json.loads(text)
+    except _json.DocumentError as exc:
+        raise _UnusableError(f"{exc}: not an envguard result") from None
     except json.JSONDecodeError as exc:
         # NOTE: JSON strings cannot hold raw newlines, so an unterminated one always runs into the end of the text.
         if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):

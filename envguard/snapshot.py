@@ -268,7 +268,7 @@ class Snapshot:
             )
         try:
             return _decode(cls, data, "snapshot")  # type: ignore[no-any-return] # reason: decodes to cls
-        except (TypeError, ValueError, KeyError) as exc:
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
             raise SnapshotError(f"malformed snapshot: {exc}") from exc
 
 

@@ -404,8 +404,8 @@ def test_lock_names_only_the_matrix_files_its_decisions_read(wheelhouse: Path, t
     assert code == 0, err
     assert json.loads(out)["lock"]["generator"]["matrices"] == []
     house = torch_cu130_house(tmp_path / "house", torchvisions=[("0.29.1", "0.29.1+cu130")])
-    code, out, err = _lock("torch==2.14.*", "--cuda", "13.0", "--python", "3.11", "--no-index", "--find-links", str(house),
-                           "--dry-run", "--format", "json,docker", "--json")
+    code, out, err = _lock("torch==2.14.*", "--cuda", "13.0", "--python", "3.11", "--no-index", "--find-links",
+                           str(house), "--dry-run", "--format", "json,docker", "--json")
     assert code == 0, err
     names = [m.split()[0] for m in json.loads(out)["lock"]["generator"]["matrices"]]
     assert names == ["torch", "cuda-driver", "cuda-images"]

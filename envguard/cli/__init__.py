@@ -55,9 +55,13 @@ class LazyGroup(click.Group):
             raise TypeError(f"{target} is not a click command")
         return command
 
-
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a usage error under ``--format json``/``--json`` also prints one JSON envelope."""
+        """Run the subcommand. A usage error under ``--format json``/``--json`` also prints one JSON envelope; an
+        unexpected exception is exit 3 and one line, never a traceback with exit 1 (the "findings" code a CI gate
+        acts on). ``-vv`` logs the traceback too."""
+        from envguard import _subprocess
+
+        _subprocess.install_signal_handlers()
         # NOTE: click keeps the subcommand's name apart until invoke (protected_args is deprecated for _protected_args).
         args = [*getattr(ctx, "_protected_args", ()), *ctx.args]
         try:
@@ -70,6 +74,16 @@ class LazyGroup(click.Group):
                 command = failing.partition(" ")[2] or (args[0] if args else "envguard")
                 click.echo(error_envelope(command, exc.format_message(), exc.exit_code), nl=False)
             raise
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # reason: the last-resort handler of the CLI
+            logging.getLogger("envguard").debug("unexpected error", exc_info=True)
+            from envguard._redact import redact_urls
+
+            message = redact_urls(" ".join(str(exc).split()))[:300] or "no detail"
+            click.echo(f"envguard: error: internal error ({type(exc).__name__}: {message}); "
+                       "rerun with -vv for the traceback", err=True)
+            raise SystemExit(EXIT_CANNOT_RUN) from None
 
 
 def _wants_json(args: list[str]) -> bool:

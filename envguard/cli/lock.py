@@ -9,6 +9,7 @@ import click
 from envguard.cli._shared import (
     EXIT_FINDINGS,
     EXIT_OK,
+    Seconds,
     fail,
 )
 from envguard.commands import lock as use
@@ -58,8 +59,8 @@ def _formats(value: str) -> tuple[str, ...]:
               "install from there with no index access (air-gapped builds).")
 @click.option("--build", is_flag=True, help="Build the Dockerfile with the local Docker engine.")
 @click.option("--tag", metavar="IMAGE", help="Tag for --build.  [default: envguard-lock:<fingerprint>]")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1), default=600.0, show_default=True,
-              help="Seconds the resolver may take.")
+@click.option("--timeout", "timeout_s", type=Seconds(1.0), default=600.0, show_default=True,
+              help="Seconds the resolver may take (with --from-current, also the interpreter: at most 300).")
 @click.option("-c", "--constraint", "constraint_files", multiple=True, metavar="FILE",
               help="Constrain versions with FILE (pip's -c): limits, never adds, packages.")
 @click.option("--for", "for_paths", multiple=True, metavar="SNAPSHOT|DIR",
@@ -134,8 +135,10 @@ def lock(
 @click.option("--allow-unsigned", is_flag=True, help="Accept a lock without a fingerprint (written before envguard "
               "recorded one); a lock whose fingerprint does not match its content is always refused.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--timeout", "timeout_s", type=Seconds(1.0), default=300.0, show_default=True,
+              help="Seconds the interpreter may take to list (and hash) its installed files.")
 def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str, ...], allow_unsigned: bool,
-           fmt: str) -> None:
+           fmt: str, timeout_s: float) -> None:
     """Check that an environment still matches its lock (envguard.lock.json or its folder).
 
     Exit 1 on drift: missing, extra or different packages, another CUDA variant, installed files
@@ -147,7 +150,7 @@ def verify(lockfile: str, target_python: str, no_files: bool, ignore: tuple[str,
 
     try:
         result = use.verify(lockfile, target_python, records=not no_files, ignore=ignore,
-                            allow_unsigned=allow_unsigned)
+                            allow_unsigned=allow_unsigned, timeout_s=timeout_s)
     except EnvguardError as exc:
         fail(exc, fmt, "verify")
     code = EXIT_OK if result.ok else EXIT_FINDINGS

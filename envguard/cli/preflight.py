@@ -7,6 +7,7 @@ import os
 import click
 
 from envguard.cli._shared import (
+    Seconds,
     deep_option,
     fail,
     python_option,
@@ -27,7 +28,7 @@ from envguard.interrupts import exit_130_on_interrupt
               help="Smoke suite level (0 skips the smoke step).")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @deep_option
-@click.option("--budget", "budget_s", type=click.FloatRange(min=1.0), default=None, metavar="SECONDS",
+@click.option("--budget", "budget_s", type=Seconds(1.0), default=None, metavar="SECONDS",
               help="Skip the steps that would not fit in this many seconds (and say so).")
 @click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error", show_default=True,
               help="check findings at or above this severity fail the gate.")

@@ -11,6 +11,7 @@ from envguard.cli._shared import (
     EXIT_FINGERPRINT_DIFFERS,
     EXIT_OK,
     EXIT_SMOKE_FAILED,
+    Seconds,
     fail,
     python_option,
     split_values,
@@ -28,7 +29,7 @@ from envguard.interrupts import exit_130_on_interrupt
               help="1: seconds (one step per case); 2: every case; 3: longer perf and stress.")
 @click.option("--only", multiple=True, metavar="CASE[,CASE]", help="Run only these cases.")
 @click.option("--skip", multiple=True, metavar="CASE[,CASE]", help="Skip these cases.")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=None,
+@click.option("--timeout", "timeout_s", type=Seconds(1.0), default=None,
               help="Seconds each case may take (default by level: 120/300/900); a hung case is killed.")
 @click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True)
 @click.option("--nproc-per-node", type=click.IntRange(1), default=None,
@@ -66,7 +67,9 @@ def smoke(
                 _io.check_output(out_file, force=force)
         progress = _smoke_progress() if fmt == "text" and sys.stderr.isatty() else None
         run, fingerprint = use.smoke(
-            _probe.ProbeOptions(target_python), level=level, cases=cases, timeout_s=timeout_s, device=device,
+            # NOTE: the per-case --timeout also bounds the probes of the target interpreter (at most the default 10 s).
+            _probe.ProbeOptions(target_python, timeout_s=min(timeout_s or 10.0, 10.0)), level=level, cases=cases,
+            timeout_s=timeout_s, device=device,
             dist=DistOptions(nproc_per_node, nnodes, node_rank, rdzv_endpoint), on_event=progress,
         )
         code = EXIT_SMOKE_FAILED if run.failed else EXIT_OK

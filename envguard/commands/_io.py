@@ -67,13 +67,17 @@ def parse_snapshot(raw: bytes, name: str) -> Snapshot:
     """
     if not raw.strip():
         raise SnapshotError(f"{name} is empty: not an envguard snapshot")
+    from envguard import _json
+
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = _json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise SnapshotError(f"{name} is not UTF-8 text: not an envguard snapshot") from exc
     except json.JSONDecodeError as exc:
         hint = " (truncated?)" if exc.pos >= len(raw.rstrip()) - 1 else ""
         raise SnapshotError(f"{name} is not valid JSON{hint}: {exc.msg} at line {exc.lineno}") from exc
+    except _json.DocumentError as exc:
+        raise SnapshotError(f"{name} {exc}: not an envguard snapshot") from None
     if isinstance(data, dict) and "snapshot" in data and "envguard_result_version" in data:
         data = data["snapshot"]  # a saved `check --format json` envelope carries the snapshot
     try:

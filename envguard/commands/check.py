@@ -10,6 +10,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from envguard import _json
 from envguard.commands._io import read_snapshot
 from envguard.commands._probe import ProbeOptions, take_snapshot
 from envguard.errors import InputError, TargetPythonError
@@ -144,9 +145,9 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
             ld_status, ld_out = 1, ""
             notes += (f"ldconfig in the image: {exc}",)
     try:
-        doc = json.loads(out.strip().splitlines()[-1])
-        target = decode_target_report(doc)
-    except (json.JSONDecodeError, IndexError, KeyError, TypeError) as exc:
+        doc = _json.loads(out.strip().splitlines()[-1])
+        target = decode_target_report(doc, f"the interpreter in {ref}")
+    except (ValueError, IndexError) as exc:
         raise TargetPythonError(f"the inspection script printed no report in {ref}: {exc}") from None
     cuda_version = image.env.get("CUDA_VERSION")
     toolkits: tuple[CudaToolkit, ...] | Unavailable

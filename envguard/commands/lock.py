@@ -75,7 +75,7 @@ class LockOptions:
     record_files: bool = False
 
 
-def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
+def _interpreter_facts(exe: str, env: Mapping[str, str], timeout_s: float = 60.0) -> tuple[str, str]:
     """(X.Y.Z, "linux-x86_64") of an interpreter (this one's own answer when it is the same binary: a venv of
     it has the same version and machine)."""
     import platform
@@ -90,7 +90,7 @@ def _interpreter_facts(exe: str, env: Mapping[str, str]) -> tuple[str, str]:
         return "{}.{}.{}".format(*sys.version_info[:3]), _platform_tag(sys.platform, platform.machine())
 
     probe = ("import sys, platform; print('%d.%d.%d' % sys.version_info[:3], sys.platform, platform.machine())")
-    result = _subprocess.run((exe, "-c", probe), timeout=60.0, env=dict(env))
+    result = _subprocess.run((exe, "-c", probe), timeout=min(timeout_s, 60.0), env=dict(env))
     if not result.ok:
         from envguard.probes.target import not_python
 
@@ -183,12 +183,13 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
             raise LockError("--from-current locks what is installed; do not also give requirements")
         exe = resolve_python(python_text, environ)
         ctx = ProbeContext(env=environ, target_python=exe)
-        version, installed, _scan = installed_state(ctx, scan=True)
+        # NOTE: --timeout bounds the interpreter's answers too (at most the 300 s a full listing may take).
+        version, installed, _scan = installed_state(ctx, scan=True, timeout_s=min(options.timeout_s, 300.0))
         pins, skipped = _request.current_requirements(installed)
         reqs = _request.parse_requirements(pins, f"installed packages of {exe}")
         cuda = options.cuda or _request.current_cuda(mats, installed)
         interpreter = exe
-        _v, plat = _interpreter_facts(exe, environ)
+        _v, plat = _interpreter_facts(exe, environ, options.timeout_s)
     else:
         reqs = _request.parse_requirements(options.requirements, "command line")
         for path in options.requirement_files:
@@ -285,9 +286,11 @@ def lock(options: LockOptions, env: Mapping[str, str] | None = None) -> LockOutc
         packages = _record_files(resolver, request, resolution, options.timeout_s)
     elif options.record_files:
         raise LockError("--record-files reads the wheels of one platform; give one --platform")
-    indexes = plan.indexes + tuple(IndexUse(u, "--extra-index-url") for u in options.extra_index_urls)
+    from envguard._redact import redact_urls
+
+    indexes = plan.indexes + tuple(IndexUse(redact_urls(u), "--extra-index-url") for u in options.extra_index_urls)
     if options.index_url:
-        indexes = (IndexUse(options.index_url, "--index-url"), *indexes)
+        indexes = (IndexUse(redact_urls(options.index_url), "--index-url"), *indexes)
     spec = _Spec(
         target=target, packages=packages, indexes=indexes,
         mode="current" if options.from_current else "request",
@@ -553,17 +556,25 @@ def read_lock(path: str, *, allow_unsigned: bool = False) -> tuple[LockSpec, str
     raw = read_regular(str(p), MAX_LOCK_BYTES, what="lock")
     if len(raw) > MAX_LOCK_BYTES:
         raise InputError(f"{p} is larger than {MAX_LOCK_BYTES >> 20} MiB: not an envguard lock")
+    from envguard import _json
+
     try:
-        doc = json.loads(raw)
+        doc = _json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise InputError(f"{p} is not JSON: verify reads the envguard.lock.json that `envguard lock` "
                          "writes (--format json)") from None
+    except _json.DocumentError as exc:
+        raise InputError(f"{p} {exc}: not an envguard lock") from None
     return _Spec.from_dict(doc, str(p), allow_unsigned=allow_unsigned), str(p)
 
 
 def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[str, ...] = (),
-           env: Mapping[str, str] | None = None, allow_unsigned: bool = False) -> VerifyResult:
-    """Compare the target interpreter's environment (and this machine's driver) with a lock."""
+           env: Mapping[str, str] | None = None, allow_unsigned: bool = False,
+           timeout_s: float = 300.0) -> VerifyResult:
+    """Compare the target interpreter's environment (and this machine's driver) with a lock.
+
+    ``timeout_s`` bounds the interpreter's listing (and hashing) of its files; nvidia-smi gets at most 10 s.
+    """
     from envguard.lock.verify import compare
     from envguard.probes.installed import installed_state
     from envguard.probes.nvidia import probe_nvidia
@@ -571,14 +582,14 @@ def verify(lock_path: str, python: str, *, records: bool = True, ignore: tuple[s
     environ = dict(os.environ if env is None else env)
     spec, name = read_lock(lock_path, allow_unsigned=allow_unsigned)
     exe = resolve_python(python, environ)
-    ctx = ProbeContext(env=environ, target_python=exe)
+    ctx = ProbeContext(env=environ, target_python=exe, timeout_s=min(timeout_s, 10.0))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-driver") as pool:
         driver_future = pool.submit(probe_nvidia, ctx) if spec.target.cuda else None
         version, installed, scan = installed_state(ctx, records=records, scan=True,
-                                                   only=[p.key for p in spec.packages])
+                                                   only=[p.key for p in spec.packages], timeout_s=timeout_s)
         driver = driver_future.result()[0] if driver_future is not None else None
     # NOTE: only a multi-platform lock (pins with markers) needs the interpreter's machine.
-    machine = _interpreter_facts(exe, environ)[1].split("-", 1)[-1] if any(p.marker for p in spec.packages) \
+    machine = _interpreter_facts(exe, environ, timeout_s)[1].split("-", 1)[-1] if any(p.marker for p in spec.packages) \
         else "x86_64"
     result = compare(spec, installed, python=version, interpreter=exe, driver=driver, lock_name=name, ignore=ignore,
                      scan=scan, machine=machine)

@@ -13,6 +13,7 @@ from envguard.commands.check import check
 from envguard.commands.lock import verify
 from envguard.commands.smoke import fingerprint_json, smoke
 from envguard.errors import InputError
+from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -71,7 +72,8 @@ def preflight(options: PreflightOptions, env: Mapping[str, str] | None = None) -
                 report = check(ProbeOptions(options.target_python, options.deep, options.timeout_s), env=environ)
             elif step == "verify":
                 assert lock is not None  # reason: plan_steps adds verify only with a lock
-                verify_result = verify(lock, options.target_python, records=options.verify_files, env=environ)
+                verify_result = verify(lock, options.target_python, records=options.verify_files, env=environ,
+                                       timeout_s=options.timeout_s * INSTALLED_TIMEOUT_FACTOR)
             else:
                 level = options.smoke_level
                 run, fingerprint = smoke(ProbeOptions(options.target_python, timeout_s=options.timeout_s),

@@ -78,13 +78,16 @@ def read_fingerprint(path: str) -> Fingerprint:
 
     :raises InputError: unreadable, not JSON, or not a fingerprint.
     """
+    from envguard import _json
     from envguard.fingerprints import Fingerprint
 
     text, name = read_text_input(path, what="fingerprint")
     try:
-        data = json.loads(text)
+        data = _json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno}") from exc
+    except _json.DocumentError as exc:
+        raise InputError(f"{name} {exc}: not an envguard fingerprint") from None
     return Fingerprint.from_dict(data, name)
 
 

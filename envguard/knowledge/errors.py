@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,27 +85,49 @@ class ErrorsMatrix:
     def match(self, lines: Iterable[str]) -> tuple[SignatureMatch, ...]:
         """Every (signature, line) pair that matches, in line order; one match per signature and line.
 
+        A line longer than :data:`WINDOW_CHARS` is searched in overlapping windows (a message shorter than
+        :data:`WINDOW_OVERLAP` is never cut), so a 400 KB log line costs time linear in its length.
+
         :raises MatrixError: when a pattern of the catalogue does not compile.
         """
         out: list[SignatureMatch] = []
         anchors = [(sig, self.anchor(sig)) for sig in self.signatures]
         for line in lines:
-            text = line.strip()[:MAX_LINE_CHARS]
+            text = line.strip()
             if not text:
                 continue
             lowered = text.lower()
             for sig, anchor in anchors:
                 if anchor and anchor not in lowered:
                     continue
-                try:
-                    found = sig.pattern.search(text)
-                except re.error as exc:
-                    raise MatrixError(f"errors.toml {sig.id}: pattern is not a valid regular expression: {exc}") \
-                        from None
-                if found:
-                    groups = {k: v for k, v in found.groupdict().items() if v is not None}
-                    out.append(SignatureMatch(sig, text[:500], groups))
+                for window in _windows(text):
+                    try:
+                        found = sig.pattern.search(window)
+                    except re.error as exc:
+                        raise MatrixError(f"errors.toml {sig.id}: pattern is not a valid regular expression: "
+                                          f"{exc}") from None
+                    if found:
+                        groups = {k: v for k, v in found.groupdict().items() if v is not None}
+                        start = 0 if window is text else max(0, found.start() - 100)
+                        out.append(SignatureMatch(sig, window[start:start + 500], groups))
+                        break
         return tuple(out)
+
+
+#: Longest stretch of one line a signature pattern is run on at once.
+WINDOW_CHARS = 4096
+#: How much consecutive windows overlap (longer than any catalogued message).
+WINDOW_OVERLAP = 1024
+
+
+def _windows(text: str) -> Iterator[str]:
+    """``text`` itself when short, else overlapping slices of :data:`WINDOW_CHARS` covering it."""
+    if len(text) <= WINDOW_CHARS:
+        yield text
+        return
+    step = WINDOW_CHARS - WINDOW_OVERLAP
+    for start in range(0, len(text) - WINDOW_OVERLAP, step):
+        yield text[start:start + WINDOW_CHARS]
 
 
 

@@ -13,6 +13,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from envguard._redact import redact_urls
 from envguard.archs import runs_on
 from envguard.errors import LockError, LockUsageError
 from envguard.knowledge import Matrices
@@ -86,6 +87,13 @@ class LockPlan:
                 "cuda": t.cuda, "variant": t.variant, "driver_floor": t.driver_floor, "reasons": list(self.reasons)}
 
 
+#: Control characters never accepted in a requirement (every C0 control but tab, DEL, and the other
+#: characters ``str.splitlines()`` treats as line breaks).
+_CONTROL_CHARACTERS = frozenset(
+    {chr(c) for c in range(0x20) if c != 0x09} | {"\x7f", "\x85", "\u2028", "\u2029"}
+)
+
+
 def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, ...]:
     """PEP 508 requirements, one per line; comments and blank lines skipped.
 
@@ -93,6 +101,11 @@ def parse_requirements(lines: Iterable[str], where: str) -> tuple[Requirement, .
     """
     out = []
     for number, raw in enumerate(lines, 1):
+        bad = next((c for c in raw if c in _CONTROL_CHARACTERS), None)
+        if bad is not None:
+            # NOTE: str.splitlines() breaks lines at \x0b \x0c \x1c-\x1e \x85 \u2028 \u2029: written into the
+            # "# Request" header of the lock files, they would start new, non-comment lines.
+            raise LockError(f"{where}:{number}: control character {bad!r} in a requirement")
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
             continue
@@ -715,12 +728,13 @@ def current_requirements(
             continue
         if dist.editable or dist.direct_url:
             how = "editable install" if dist.editable else "installed from a direct URL"
-            skipped.append((dist.name, f"{how} ({dist.direct_url}): no index file to hash"))
+            # NOTE: a direct URL may carry credentials (https://user:token@host/...); the lock is committed.
+            skipped.append((dist.name, f"{how} ({redact_urls(str(dist.direct_url))}): no index file to hash"))
             continue
         try:
             Version(dist.version)
-        except InvalidVersion:
-            skipped.append((dist.name, f"version {dist.version!r} is not PEP 440"))
+        except (InvalidVersion, ValueError):  # NOTE: ValueError: a version of more than 4,300 digits
+            skipped.append((dist.name, f"version {dist.version[:40]!r} is not PEP 440"))
             continue
         pins.append(f"{dist.name}=={dist.version}")
     return tuple(pins), tuple(skipped)

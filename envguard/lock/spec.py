@@ -53,7 +53,9 @@ def check_url(url: str, what: str = "index URL") -> str:
     :raises LockError: otherwise.
     """
     if not _URL.fullmatch(url):
-        raise LockError(f"{what} {url!r} is not a plain http(s) URL")
+        from envguard._redact import redact_urls
+
+        raise LockError(f"{what} {redact_urls(url)!r} is not a plain http(s) URL")
     return url
 
 

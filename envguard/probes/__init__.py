@@ -7,6 +7,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from envguard._redact import environment_for_record
 from envguard._version import __version__
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
@@ -96,7 +97,8 @@ def collect_snapshot(ctx: ProbeContext) -> tuple[Snapshot, tuple[str, ...]]:
                                 libraries, "nvidia-nccl-cu", target.packages, tk),
         Unavailable, notes,
     )
-    environment = {k: v for k, v in sorted(ctx.env.items()) if k in ENV_ALLOWLIST or k.startswith(ENV_PREFIXES)}
+    # NOTE: never a secret-named variable (NCCL_IB_HCA_PASSWORD), no URL credentials, home folders as ~.
+    environment = environment_for_record(ctx.env, ENV_ALLOWLIST, ENV_PREFIXES)
     snapshot = Snapshot(
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries,
         cudnn=cudnn, nccl=nccl, python=target.python, packages=target.packages, frameworks=frameworks,

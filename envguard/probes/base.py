@@ -30,6 +30,14 @@ def _default_run(
     return _subprocess.run(argv, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
 
 
+#: ``--timeout`` bounds each external call; calls into the target interpreter get a documented multiple of it
+#: (with the default of 10 s: 30 s to inspect it, 60 s per ``--deep`` framework import, 300 s to list and hash
+#: its installed files), and never more, whatever a hung interpreter does.
+TARGET_TIMEOUT_FACTOR = 3.0
+DEEP_TIMEOUT_FACTOR = 6.0
+INSTALLED_TIMEOUT_FACTOR = 30.0
+
+
 @dataclass(frozen=True)
 class ProbeContext:
     """The boundary between probes and the machine; tests replace parts of it."""

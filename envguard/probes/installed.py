@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from envguard import _json
 from envguard.errors import TargetPythonError
-from envguard.probes.base import ProbeContext
+from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR, ProbeContext
 from envguard.probes.target import child_env, not_python
 from envguard.resources import script_source
 from envguard.snapshot import InstalledDistribution, RecordCheck, SiteScan
 
 
 def installed_distributions(
-    ctx: ProbeContext, *, records: bool = False, only: Iterable[str] = (), timeout_s: float = 300.0,
+    ctx: ProbeContext, *, records: bool = False, only: Iterable[str] = (), timeout_s: float | None = None,
 ) -> tuple[str, tuple[InstalledDistribution, ...]]:
     """(Python version, distributions) of ``ctx.target_python``; hash RECORD files when ``records``.
+
+    ``timeout_s`` defaults to ``ctx.timeout_s`` times :data:`INSTALLED_TIMEOUT_FACTOR`.
 
     :raises TargetPythonError: when the interpreter is missing or does not answer.
     """
@@ -28,7 +30,7 @@ def installed_distributions(
 
 def installed_state(
     ctx: ProbeContext, *, records: bool = False, scan: bool = False, only: Iterable[str] = (),
-    timeout_s: float = 300.0,
+    timeout_s: float | None = None,
 ) -> tuple[str, tuple[InstalledDistribution, ...], SiteScan | None]:
     """installed_distributions, plus (``scan`` or ``records``) what lies beside them in site-packages; ``scan``
     alone lists files without hashing them or checking bytecode.
@@ -45,25 +47,32 @@ def installed_state(
         if names:
             argv.append("--only=" + ",".join(names))
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
-        result = ctx.run(tuple(argv), timeout=timeout_s, cwd=cwd, env=child_env(ctx.env))
+        result = ctx.run(tuple(argv), timeout=timeout_s or ctx.timeout_s * INSTALLED_TIMEOUT_FACTOR, cwd=cwd,
+                         env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(not_python(exe, result))
     try:
-        doc = json.loads(result.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError) as exc:
-        raise TargetPythonError(f"target interpreter {exe} printed no distribution list; it printed: "
-                                f"{result.printed()}") from exc
-    return str(doc.get("python", "")), decode_installed(doc), decode_scan(doc.get("scan"))
+        doc = _json.require(_json.loads(result.stdout.strip().splitlines()[-1]), dict, "the distribution list")
+        return str(doc.get("python", "")), decode_installed(doc), decode_scan(doc.get("scan"))
+    except (ValueError, IndexError) as exc:  # NOTE: JSONDecodeError and _json.DocumentError are ValueErrors
+        raise TargetPythonError(f"target interpreter {exe} printed no distribution list ({exc}); it printed: "
+                                f"{result.printed()}") from None
+    except (KeyError, TypeError, AttributeError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise TargetPythonError(f"{exe} printed a distribution list of the wrong shape ({detail[:120]})") from None
 
 
 def decode_scan(raw: Any) -> SiteScan | None:
     """The script's "scan" object as a SiteScan (pure); None when it did not scan."""
     if not isinstance(raw, Mapping):
         return None
-    pth = tuple((str(p.get("path", "")), p.get("owner") if isinstance(p.get("owner"), str) else None)
-                for p in raw.get("pth") or () if isinstance(p, Mapping))
-    return SiteScan(tuple(str(x) for x in raw.get("unrecorded") or ()), int(raw.get("unrecorded_count", 0)),
-                    pth, tuple(str(x) for x in raw.get("bytecode") or ()), int(raw.get("bytecode_count", 0)))
+    try:
+        pth = tuple((str(p.get("path", "")), p.get("owner") if isinstance(p.get("owner"), str) else None)
+                    for p in raw.get("pth") or () if isinstance(p, Mapping))
+        return SiteScan(tuple(str(x) for x in raw.get("unrecorded") or ()), int(raw.get("unrecorded_count", 0)),
+                        pth, tuple(str(x) for x in raw.get("bytecode") or ()), int(raw.get("bytecode_count", 0)))
+    except (TypeError, ValueError):
+        return None
 
 
 def decode_installed(doc: Mapping[str, Any]) -> tuple[InstalledDistribution, ...]:

@@ -1,4 +1,4 @@
-"""Pure text parsers for NVIDIA tool output.
+r"""Pure text parsers for NVIDIA tool output.
 
 Every function here takes text (or a number, or a file name) that a probe has already read
 and returns plain data: no I/O, no subprocesses, no printing. The inputs come from real
@@ -6,6 +6,12 @@ machines and from people pasting output into bug reports, so the parsers accept 
 Markdown ``> `` quoting, partial tables and the layouts of every nvidia-smi generation from the
 79-column legacy table to the R610 ``KMD Version:`` header. None of them raises on odd input:
 they return ``None`` or an empty result instead.
+
+Every parser runs in time linear in its input (issue 17): lines are cut at :data:`MAX_LINE_CHARS` before
+any pattern sees them, no pattern lets two unbounded repetitions compete for the same characters (a
+lazy ``.*?`` before ``\s*$``, ``^\s*`` in a MULTILINE search), and numbers are bounded before ``int()``
+(Python refuses to convert strings of more than 4,300 digits). ``tests/probes/test_linear_time.py``
+times each parser on adversarial inputs of 1k/16k/256k characters.
 
 Covered outputs:
 
@@ -83,13 +89,20 @@ QUERY_GPU_FIELDS_LEGACY: Final[tuple[str, ...]] = tuple(f for f in QUERY_GPU_FIE
 
 # ---- shared helpers -------------------------------------------------------------------------
 
+#: Longest line a parser looks at; the rest of a longer line is ignored (the widest real line, the header of
+#: `--query-gpu` with every field, is 6.5k characters).
+MAX_LINE_CHARS: Final = 1 << 16
+#: Most digits of a number converted with ``int()`` (versions, indices, MiB counts).
+_MAX_DIGITS: Final = 15
+
 _VERSION_RE: Final = lazy(r"^\d+(?:\.\d+)+$")
 _CUDA_VERSION_RE: Final = lazy(r"^\d+\.\d+$")
 _COMPUTE_CAP_RE: Final = lazy(r"^\d+\.\d+$")
 _BUS_ID_RE: Final = lazy(r"\b([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\b")
 _QUOTE_RE: Final = lazy(r"^\s*>(?: |$)")
-#: A typed command line: optional prompt ending in $, # or >, then the nvidia-smi command.
-_COMMAND_RE: Final = lazy(r"^\s*(?:.*?[$#>]\s*)?nvidia-smi(?:\.exe)?(?:\s|$)")
+#: A typed command line: optional prompt ending in $, # or >, then the nvidia-smi command (searched, not
+#: matched: ``^\s*(?:.*?[$#>]\s*)?`` was quadratic on a line of spaces).
+_COMMAND_RE: Final = lazy(r"(?:^\s*|[$#>]\s*)nvidia-smi(?:\.exe)?(?:\s|$)")
 #: Values nvidia-smi writes when it has no answer (compared case-insensitively, brackets removed).
 _NO_VALUE: Final = frozenset(
     {
@@ -117,8 +130,9 @@ def _unquote(line: str) -> str:
 
 
 def _lines(text: str) -> list[str]:
-    """``text`` split into lines, with Markdown quoting and trailing whitespace removed."""
-    return [_unquote(line).rstrip() for line in text.splitlines()]
+    """``text`` split into lines (each cut at :data:`MAX_LINE_CHARS`), Markdown quoting and trailing
+    whitespace removed."""
+    return [_unquote(line[:MAX_LINE_CHARS]).rstrip() for line in text.splitlines()]
 
 
 def _no_value(value: str | None) -> bool:
@@ -138,11 +152,14 @@ def _clean(value: str | None) -> str | None:
     return value.strip()
 
 
+_INT_RE: Final = lazy(rf"^\s*(\d{{1,{_MAX_DIGITS}}})(?:\.0+)?(?:\s*[A-Za-z%/]+)?\s*$")
+
+
 def _int(value: str | None) -> int | None:
     """The leading integer of ``value`` ("16x" -> 16, "81559 MiB" -> 81559), or None."""
     if value is None:
         return None
-    match = re.match(r"^\s*(\d+)(?:\.0+)?(?:\s*[A-Za-z%/]+)?\s*$", value)
+    match = _INT_RE.match(value[:MAX_LINE_CHARS])
     return int(match.group(1)) if match else None
 
 
@@ -164,17 +181,22 @@ def _cuda_version(value: str | None) -> str | None:
 
 def _is_command(line: str) -> bool:
     """Whether ``line`` is a typed ``nvidia-smi ...`` command (with or without a prompt)."""
-    return bool(_COMMAND_RE.match(line))
+    return bool(_COMMAND_RE.search(line))
 
 
 # ---- nvidia-smi --query-gpu CSV -------------------------------------------------------------
 
-_UNIT_SUFFIX_RE: Final = lazy(r"\s*\[[^\]]*\]\s*$")
-
-
 def _csv_key(header: str) -> str:
-    """A CSV header cell without its unit: "memory.total [MiB]" -> "memory.total"."""
-    return _UNIT_SUFFIX_RE.sub("", header.strip()).strip()
+    r"""A CSV header cell without its unit: "memory.total [MiB]" -> "memory.total".
+
+    The unit is the last ``[...]`` group; found with ``rfind``/``find`` (``\s*\[[^\]]*\]\s*$`` searched
+    from every ``[`` was quadratic).
+    """
+    key = header.strip()
+    if not key.endswith("]"):
+        return key
+    opening = key.find("[", key.rfind("]", 0, len(key) - 1) + 1)
+    return key[:opening].strip() if 0 <= opening < len(key) - 1 else key
 
 
 def _csv_value(value: str) -> str | None:
@@ -291,9 +313,9 @@ class SmiTable:
 _SMI_HEADER_RE: Final = lazy(r"^\|\s*NVIDIA-SMI\s+(\S+)(?P<rest>.*)$")
 _DRIVER_RE: Final = lazy(r"(?:Driver|KMD)\s+Version:\s*(\S+)")
 _CUDA_RE: Final = lazy(r"CUDA(?:\s+UMD)?\s+Version:\s*(\S+)")
-_GPU_CELL_RE: Final = lazy(r"^\s*(\d+)\s+(.*?)\s*$")
-_GPU_CELL_TAIL_RE: Final = lazy(r"^(.*?)\s+(On|Off|WDDM|TCC|MCDM|N/A)$")
-_MEMORY_RE: Final = lazy(r"(\d+)\s*MiB\s*/\s*(\d+)\s*MiB")
+_GPU_CELL_RE: Final = lazy(r"^\s*(\d{1,9})\s+(.*)$")
+_GPU_CELL_TAILS: Final = frozenset({"On", "Off", "WDDM", "TCC", "MCDM", "N/A"})
+_MEMORY_RE: Final = lazy(rf"(?<!\d)(\d{{1,{_MAX_DIGITS}}})\s*MiB\s*/\s*(\d{{1,{_MAX_DIGITS}}})\s*MiB")
 _MIG_ROW_RE: Final = lazy(r"^\s*\d+\s+\d+\s+\d+\s+\d+\s*$")
 _DRIVER_MODELS: Final = frozenset({"WDDM", "TCC", "MCDM"})
 
@@ -336,9 +358,9 @@ def _start_gpu(cells: list[str]) -> _GpuRows | None:
     first = _GPU_CELL_RE.match(cells[0])
     if bus is None or first is None:
         return None
-    rest = first.group(2)
-    tail_match = _GPU_CELL_TAIL_RE.match(rest)
-    name, tail = (tail_match.group(1), tail_match.group(2)) if tail_match else (rest, None)
+    rest = first.group(2).rstrip()
+    parts = rest.rsplit(None, 1)
+    name, tail = (parts[0], parts[1]) if len(parts) == 2 and parts[1] in _GPU_CELL_TAILS else (rest, None)
     if not name:
         return None
     return _GpuRows(index=int(first.group(1)), name=name.strip(), tail=tail, bus_id=bus.group(1))
@@ -499,7 +521,22 @@ def nvml_library_version_from_failure(text: str) -> str | None:
 # ---- nvidia-smi -q --------------------------------------------------------------------------
 
 _Q_GPU_RE: Final = lazy(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-9A-Fa-f])\s*$")
-_Q_KV_RE: Final = lazy(r"^(\s*)([^:]*?\S)\s+:(?:\s?(.*))?$")
+
+
+def _q_key_value(raw: str) -> tuple[str, str] | None:
+    r"""``(key, value)`` of a ``    Key      : value`` line of ``-q``, or None.
+
+    The key is what precedes the line's first colon, which must follow whitespace (``Bus Id : 0000:01:00.0``).
+    Plain string operations: ``^(\s*)([^:]*?\S)\s+:`` was quadratic on a line of spaces.
+    """
+    colon = raw.find(":")
+    if colon <= 0 or not raw[colon - 1].isspace():
+        return None
+    key = raw[:colon].strip()
+    if not key:
+        return None
+    value = raw[colon + 1 :]
+    return key, (value[1:] if value[:1].isspace() else value).strip()
 
 
 def _q_entries(lines: list[str]) -> Iterator[tuple[int, tuple[str, ...], str | None]]:
@@ -519,12 +556,12 @@ def _q_entries(lines: list[str]) -> Iterator[tuple[int, tuple[str, ...], str | N
             continue
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        match = _Q_KV_RE.match(raw)
-        if match is None:
+        entry = _q_key_value(raw)
+        if entry is None:
             stack.append((indent, line))
             continue
-        path = (*(name for _, name in stack), match.group(2).strip())
-        yield gpu, path, match.group(3).strip() if match.group(3) is not None else None
+        path = (*(name for _, name in stack), entry[0])
+        yield gpu, path, entry[1]
 
 
 def parse_nvidia_smi_q(text: str) -> tuple[str | None, str | None, tuple[GpuInfo, ...]]:
@@ -577,8 +614,10 @@ def parse_nvidia_smi_q(text: str) -> tuple[str | None, str | None, tuple[GpuInfo
 
 # ---- nvidia-smi --version / -L --------------------------------------------------------------
 
-_SMI_VERSION_LINE_RE: Final = lazy(r"^\s*([A-Za-z][A-Za-z -]*?)\s*:\s*(.*?)\s*$")
-_LIST_RE: Final = lazy(r"^GPU\s+(\d+):\s+(.+?)\s+\(UUID:\s*([^)\s]+)\)\s*$")
+_SMI_VERSION_KEY_RE: Final = lazy(r"[A-Za-z][A-Za-z -]*")
+#: The name starts with ``\S`` and ``(?<=\S)`` lets the ``\s+`` before "(UUID:" start only where a run of
+#: spaces begins: no two repetitions compete for the same spaces (``(.+?)\s+`` was quadratic).
+_LIST_RE: Final = lazy(r"^GPU\s+(\d{1,9}):\s+(\S.*?)(?<=\S)\s+\(UUID:\s*([^)\s]+)\)\s*$")
 
 
 def parse_nvidia_smi_version(text: str) -> tuple[str | None, str | None, str | None]:
@@ -589,9 +628,10 @@ def parse_nvidia_smi_version(text: str) -> tuple[str | None, str | None, str | N
     """
     found: dict[str, str] = {}
     for line in _lines(text):
-        match = _SMI_VERSION_LINE_RE.match(line)
-        if match:
-            found.setdefault(match.group(1).lower(), match.group(2))
+        key, colon, value = line.partition(":")
+        key = key.strip()
+        if colon and _SMI_VERSION_KEY_RE.fullmatch(key):
+            found.setdefault(key.lower(), value.strip())
     driver = _version(found.get("driver version")) or _version(found.get("kmd version"))
     cuda = _cuda_version(found.get("cuda version")) or _cuda_version(found.get("cuda umd version"))
     return _version(found.get("nvidia-smi version")), driver, cuda
@@ -684,7 +724,10 @@ def parse_cuda_version_json(text: str) -> tuple[str, str] | None:
 
 def _define(text: str, name: str) -> int | None:
     """The integer value of ``#define <name> <int>`` in ``text``, or None."""
-    match = re.search(rf"^\s*#\s*define\s+{name}\s+\(?(\d+)\)?\s*(?://.*|/\*.*)?$", text, re.MULTILINE)
+    # NOTE: [^\S\n] (whitespace but not a line break): ``^\s*`` in a MULTILINE search ran over every following
+    # blank line from every line start (quadratic on a file of blank lines).
+    match = re.search(rf"^[^\S\n]*#[^\S\n]*define[^\S\n]+{name}[^\S\n]+\(?(\d{{1,9}})\)?[^\S\n]*(?://.*|/\*.*)?$",
+                      text, re.MULTILINE)
     return int(match.group(1)) if match else None
 
 
@@ -711,24 +754,34 @@ def parse_nccl_header(text: str) -> str | None:
 # ---- integer version codes ------------------------------------------------------------------
 
 
-def decode_cuda_driver_int(value: int) -> str:
-    """A CUDA version integer (``cudaDriverGetVersion``, NVML) as text: 12040 -> "12.4"."""
+#: Largest version code decoded; beyond it (or below 0) the code is not a version.
+_MAX_CODE: Final = 10**12
+
+
+def decode_cuda_driver_int(value: int) -> str | None:
+    """A CUDA version integer (``cudaDriverGetVersion``, NVML) as text: 12040 -> "12.4"; None out of range."""
+    if not 0 <= value < _MAX_CODE:
+        return None
     return f"{value // 1000}.{(value % 1000) // 10}"
 
 
-def decode_cudnn_int(value: int) -> str:
-    """A cuDNN version integer as text: 90100 -> "9.1.0", 8902 -> "8.9.2".
+def decode_cudnn_int(value: int) -> str | None:
+    """A cuDNN version integer as text: 90100 -> "9.1.0", 8902 -> "8.9.2"; None out of range.
 
     cuDNN 9 encodes ``major*10000 + minor*100 + patch``; earlier releases ``major*1000 + minor*100
     + patch``.
     """
+    if not 0 <= value < _MAX_CODE:
+        return None
     if value >= 90000:
         return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
     return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
 
 
-def decode_nccl_int(value: int) -> str:
-    """An NCCL version code as text: 22105 -> "2.21.5" (since 2.9), 2708 -> "2.7.8" (older)."""
+def decode_nccl_int(value: int) -> str | None:
+    """An NCCL version code as text: 22105 -> "2.21.5" (since 2.9), 2708 -> "2.7.8" (older); None out of range."""
+    if not 0 <= value < _MAX_CODE:
+        return None
     if value >= 10000:
         return f"{value // 10000}.{(value % 10000) // 100}.{value % 100}"
     return f"{value // 1000}.{(value % 1000) // 100}.{value % 100}"
@@ -760,4 +813,5 @@ def soname_major(filename: str) -> int | None:
     match = _SONAME_RE.search(_basename(filename))
     if match is None:
         return None
-    return int(match.group(1).split(".")[0])
+    major = match.group(1).split(".")[0]
+    return int(major) if len(major) <= _MAX_DIGITS else None

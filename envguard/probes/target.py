@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -14,10 +13,11 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from envguard import _json
 from envguard._subprocess import CommandResult
 from envguard.errors import TargetPythonError
 from envguard.probes import parsers
-from envguard.probes.base import ProbeContext
+from envguard.probes.base import DEEP_TIMEOUT_FACTOR, TARGET_TIMEOUT_FACTOR, ProbeContext
 from envguard.resources import script_source
 from envguard.snapshot import (
     Distribution,
@@ -56,16 +56,16 @@ def inspect_target(ctx: ProbeContext) -> TargetReport:
     source = script_source("envguard.probes", "_inspect_target.py")
     with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
         # NOTE: a fresh cwd, so a stray local "torch/" folder cannot shadow the real package.
-        result = ctx.run((exe, "-c", source), timeout=max(ctx.timeout_s, 30.0), cwd=cwd,
+        result = ctx.run((exe, "-c", source), timeout=ctx.timeout_s * TARGET_TIMEOUT_FACTOR, cwd=cwd,
                          env=child_env(ctx.env))
     if not result.ok:
         raise TargetPythonError(not_python(exe, result))
     try:
-        doc = json.loads(result.stdout.strip().splitlines()[-1])
-    except (json.JSONDecodeError, IndexError) as exc:
+        doc = _json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:  # NOTE: JSONDecodeError and _json.DocumentError are ValueErrors
         raise TargetPythonError(f"target interpreter {exe} printed no inspection report; it printed: "
                                 f"{result.printed()}") from exc
-    return decode_target_report(doc)
+    return decode_target_report(doc, exe)
 
 
 def not_python(exe: str, result: CommandResult) -> str:
@@ -84,9 +84,21 @@ def child_env(env: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-def decode_target_report(doc: Mapping[str, Any]) -> TargetReport:
-    """Turn the in-target script's JSON into typed facts (pure)."""
-    py = doc["python"]
+def decode_target_report(doc: Any, exe: str = "the target interpreter") -> TargetReport:
+    """Turn the in-target script's JSON into typed facts (pure).
+
+    :raises TargetPythonError: the document is not of the script's shape (``{}``, ``[1, 2]``, ``null``, a
+        partial object): an interpreter that prints something else is not answering.
+    """
+    try:
+        return _decode_target_report(_json.require(doc, dict, "the inspection report"))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"no {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise TargetPythonError(f"{exe} printed an inspection report of the wrong shape ({detail[:120]})") from None
+
+
+def _decode_target_report(doc: Mapping[str, Any]) -> TargetReport:
+    py = _json.require(doc["python"], dict, "python")
     python = PythonInfo(
         executable=str(py["executable"]), version=str(py["version"]), implementation=str(py["implementation"]),
         platform=str(py["platform"]), machine=str(py["machine"]), prefix=str(py["prefix"]),
@@ -261,7 +273,7 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
     ``--deep`` costs the slowest import, not the sum. Keys are the frameworks that are installed.
     """
     source = script_source("envguard.probes", "_deep_framework.py")
-    timeout = max(ctx.timeout_s, 60.0)
+    timeout = ctx.timeout_s * DEEP_TIMEOUT_FACTOR
 
     def one(name: str) -> RuntimeReport | Unavailable | None:
         code = f"FRAMEWORK = {name!r}\n" + source
@@ -273,9 +285,9 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
         if not lines:
             return Unavailable(f"importing {name} crashed: {result.describe_failure()}", ("import",), "crash")
         try:
-            doc = json.loads(lines[-1])
+            doc = _json.require(_json.loads(lines[-1]), dict, "the runtime report")
             return None if doc.get("installed") is False else runtime_from(doc)
-        except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
             return Unavailable(f"unreadable runtime report from {name}: {exc}", ("import",), "crash")
 
     names = list(DEEP_FRAMEWORKS)

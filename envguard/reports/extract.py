@@ -495,9 +495,10 @@ def from_signature(signature_id: str, code: str, groups: dict[str, str], line: i
         as_tuple = _TUPLE.match(value)
         if as_tuple:
             value = ".".join(g for g in as_tuple.groups() if g)
-        elif value.isdigit() and group in ("loaded", "compiled", "cudnn_loaded", "cudnn_compiled") and len(value) >= 4:
+        elif value.isdigit() and group in ("loaded", "compiled", "cudnn_loaded", "cudnn_compiled") \
+                and 4 <= len(value) <= 6:
             # cuDNN's own integer form: 8005 -> 8.0.5, 90100 -> 9.1.0
-            value = parsers.decode_cudnn_int(int(value))
+            value = parsers.decode_cudnn_int(int(value)) or ""
         if kind == "driver_cuda_int":
             if not value.isdigit() or len(value) > 6:
                 continue

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from envguard.reports.mentions import MESSAGE, Mention
 
 #: Longest line envguard matches patterns against (a log line can be megabytes; the facts are near its start).
-MAX_LINE_CHARS = 4000
+MAX_LINE_CHARS = 65536
 #: Lines envguard reads from one report (a pasted log can be very long; its environment facts come early).
 MAX_LINES = 50_000
 

@@ -359,7 +359,8 @@ def test_deep_reports_and_failures() -> None:
 
     timed_out = _DeepRunner({"torch": CommandResult((), -9, "", "", 60.0, timed_out=True)})
     reports = deep_reports(ProbeContext(run=timed_out, target_python="py", env={}, timeout_s=1.0))
-    assert reports["torch"] == Unavailable("importing torch did not finish within 60s", ("import",), "timeout")
+    # --timeout 1: the import gets DEEP_TIMEOUT_FACTOR (6) times it, no longer a 60 s floor (issue 17.2)
+    assert reports["torch"] == Unavailable("importing torch did not finish within 6s", ("import",), "timeout")
 
     crashed = _DeepRunner({"torch": CommandResult((), -11, "", "Segmentation fault", 0.2)})
     reports = deep_reports(ProbeContext(run=crashed, target_python="py", env={}))
