@@ -1,4 +1,4 @@
-"""Ctrl-C and SIGTERM end a long command (smoke, preflight) with exit 130 and one line, never a traceback.
+"""Ctrl-C and SIGTERM end a long command (smoke, preflight) with exit 128+signal (130, 143) and one line.
 
 A terminal sends SIGINT to its whole foreground process group; the children envguard runs sit in sessions
 of their own (so that a timeout can kill a child's group), so envguard kills each running child's group
@@ -29,7 +29,7 @@ def _raise_interrupt(signum: int, _frame: FrameType | None) -> None:
 
 def exit_130_on_interrupt(fn: Callable[P, R]) -> Callable[P, R]:
     """Run ``fn`` with SIGTERM raising KeyboardInterrupt; a KeyboardInterrupt ends it with one line on
-    stderr and SystemExit(130). Writers are atomic, so nothing half-written is left behind."""
+    stderr and SystemExit(130), or 143 for SIGTERM. Writers are atomic, so nothing half-written is left behind."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -41,7 +41,9 @@ def exit_130_on_interrupt(fn: Callable[P, R]) -> Callable[P, R]:
             what = str(exc) or "SIGINT"
             sys.stderr.write(f"envguard: interrupted ({what}); stopped the running case and its processes\n")
             sys.stderr.flush()
-            raise SystemExit(EXIT_INTERRUPTED) from None
+            # NOTE: the shell's convention, 128 + the signal: 130 for Ctrl-C, 143 for SIGTERM.
+            code = 128 + signal.SIGTERM if what == "SIGTERM" else EXIT_INTERRUPTED
+            raise SystemExit(code) from None
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
