@@ -161,3 +161,15 @@ def test_a_gpu_older_than_every_listed_architecture_has_no_kernels() -> None:
     assert [(f.code, f.severity) for f in older] == [("arch-unsupported", Severity.ERROR)]
     newer = check_report(line.format("Hopper"), "hopper").findings
     assert [(f.code, f.severity) for f in newer] == [("arch-unsupported", Severity.WARNING)]
+
+
+def test_apt_pins_and_a_system_cuda_named_in_a_sentence() -> None:
+    # 315-nccl-tests-libnccl-cuda110-on-cuda102-system; 326-neg-conda-cudatoolkit-101243-vs-101168-question
+    found = list(extract.messages_and_commands(["sudo apt install libnccl-dev=2.9.8-1+cuda10.2 "
+                                                "libnccl2=2.9.8-1+cuda10.2"], 0))
+    assert {(m.kind, m.value) for m in found} == {("nccl", "2.9.8")}
+    snapshot, _ = parse_report("I already had installed cudatoolkit 10.1.243 for TensorFlow GPU.\n", "prose")
+    assert [t.version for t in snapshot.toolkit_list()] == ["10.1"]
+    # next to a framework build, a CUDA in a sentence is not taken for the system's
+    snapshot, _ = parse_report("PyTorch version: 2.1.0+cu121\nI use CUDA 11.8 here.\n", "both")
+    assert snapshot.toolkit_list() == ()

@@ -295,6 +295,8 @@ _JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?\W{0,6}(\
 #: The interactive interpreter's banner: "Python 3.7.5 (default, Oct 25 2019, 15:51:11)" / "... on linux".
 _REPL = re.compile(r"^Python (3\.\d{1,2}\.\d{1,3})(?:[a-z]{1,2}\d{0,2})?\+? \((?:[^()]{0,120})\)")
 _REPL_OS = re.compile(r"^\[[^\]]{1,200}\](?: :: [\w ,.]{1,60})? on (linux|win32|darwin)\s*$")
+#: Debian/Ubuntu package pins of NVIDIA's repositories: "libnccl2=2.9.8-1+cuda10.2", "libcudnn8=8.9.7.29-1+cuda12.2".
+_APT_PIN = re.compile(r"\blib(nccl2|nccl-dev|cudnn\d{1,2}(?:-dev)?)=(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})")
 _LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
 
 
@@ -335,6 +337,9 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         if repl_os:
             yield Mention("os", {"win32": "Windows", "darwin": "macOS"}.get(repl_os.group(1), "Linux"), n, TOOL,
                           "Python banner")
+        for pin in _APT_PIN.finditer(line):
+            yield Mention("nccl" if pin.group(1).startswith("nccl") else "cudnn", pin.group(2), n, MESSAGE,
+                          f"apt package lib{pin.group(1)} (built for CUDA {pin.group(3)})")
         conda = _CONDA_CREATE.search(line)
         if conda:
             yield Mention("python", conda.group(1), n, MESSAGE, "conda create")
@@ -406,7 +411,7 @@ _P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
 _P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
 _P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
 _P_PADDLE = _named(r"paddle(?:paddle)?(?:-gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
-_P_CUDA = _named(r"cuda(?:\s{1,2}toolkit)?", r"\d{1,2}\.\d")
+_P_CUDA = _named(r"cuda(?:\s{0,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
 _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")

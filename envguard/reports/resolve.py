@@ -173,6 +173,14 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     toolkits: tuple[CudaToolkit, ...] | Unavailable = Unavailable(
         "the report names no CUDA toolkit", ("report",), NOT_REPORTED)
     runtime = get("cuda_runtime") or get("image_cuda") or get("system_cuda")
+    named_frameworks = any(m.kind in ("torch", "torch_prose", "torch_message", "tf", "tf_prose", "tf_message")
+                           or (m.kind == "package" and m.key in ("torch", "pytorch", "tensorflow", "jaxlib",
+                                                                  "paddlepaddle", "paddlepaddle-gpu"))
+                           for m in r.mentions)
+    if runtime is None and not named_frameworks:
+        # NOTE: "CUDA 11.4 installed" in a sentence is the system's CUDA only when no framework build is named
+        # (next to one, a CUDA in prose is as likely the build's); then it is shown, never judged against a build.
+        runtime = get("cuda_text")
     if runtime:
         version = re.match(r"(\d+)\.(\d+)", runtime.value)
         if version:
