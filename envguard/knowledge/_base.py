@@ -15,12 +15,18 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.errors import MatrixError, MatrixSchemaError
 
-try:
-    # NOTE: tomli's compiled wheels parse the matrices about 3.5x faster than the standard library's pure-Python
-    # tomllib (the same parser); loading every matrix must stay within 50 ms (benchmarks/bench_matrices.py).
-    import tomli as tomllib
-except ImportError:  # the standard library reads the same TOML (parsed files are cached as JSON anyway)
-    import tomllib  # type: ignore[no-redef,import-not-found,unused-ignore] # reason: the same API, stdlib name
+
+def _toml() -> Any:
+    """The TOML parser, imported only when a matrix is not in the cache: tomli when installed (its compiled
+    wheels parse about 3.5x faster than the standard library's tomllib, the same parser), else tomllib."""
+    try:
+        import tomli
+
+        return tomli
+    except ImportError:  # the standard library reads the same TOML
+        import tomllib  # type: ignore[import-not-found,unused-ignore] # reason: Python 3.11+; 3.10 has tomli
+
+        return tomllib
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -342,9 +348,10 @@ def _parsed(name: str, raw: str) -> dict[str, Any]:
                 return cast("dict[str, Any]", cached)
         except (OSError, ValueError, KeyError, RecursionError):
             pass
+    toml = _toml()
     try:
-        data: dict[str, Any] = tomllib.loads(raw)
-    except tomllib.TOMLDecodeError as exc:
+        data: dict[str, Any] = toml.loads(raw)
+    except toml.TOMLDecodeError as exc:
         raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
     if path is not None and folder is not None:
         tmp = None
