@@ -22,3 +22,7 @@ FINDING_CODES: Final = (
     "unknown-version",
     "gpu-runtime-missing",
 )
+
+#: errors.toml's "code" of a message that is NOT an environment problem (CUDA out of memory, a device-side assert):
+#: recognised, so that it is never read as one, and it never becomes a finding. Its severity is "info".
+NOT_ENVIRONMENT: Final = "not-environment"

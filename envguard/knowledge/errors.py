@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from envguard._regex import LazyPattern, lazy
-from envguard.codes import FINDING_CODES
+from envguard.codes import FINDING_CODES, NOT_ENVIRONMENT
 from envguard.errors import MatrixError
 from envguard.knowledge._base import (
     META_KEYS,
@@ -173,9 +173,6 @@ def required_literal(pattern: str) -> str:
 
     walk(tree)
     return best.strip() if len(best.strip()) >= 3 else ""
-#: The "code" of a message that is NOT an environment problem (CUDA out of memory, a device-side assert):
-#: recognised, so that it is never read as one, and it never becomes a finding. Its severity is "info".
-NOT_ENVIRONMENT = "not-environment"
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> ErrorsMatrix:

@@ -112,13 +112,14 @@ def _from_nvcc(ctx: ProbeContext, nvcc: str, how: str,
     if ran is not None and key in ran:
         known = ran[key]
         return None if known is None else CudaToolkit(known.version, known.path, how, nvcc, known.build)
-    tk = _run_nvcc(ctx, nvcc, how)
+    tk = _run_nvcc(ctx, nvcc, how, key)
     if ran is not None:
         ran[key] = tk
     return tk
 
 
-def _run_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
+def _run_nvcc(ctx: ProbeContext, nvcc: str, how: str, real: str) -> CudaToolkit | None:
+    """``real``: the nvcc this path runs (nvcc_identity), whose folder's parent may be the toolkit root."""
     result = ctx.run((nvcc, "--version"), timeout=ctx.timeout_s)
     if not result.ok:
         logger.info("nvcc at %s failed: %s", nvcc, result.describe_failure())
@@ -127,7 +128,7 @@ def _run_nvcc(ctx: ProbeContext, nvcc: str, how: str) -> CudaToolkit | None:
     if parsed is None:
         return None
     version, build = parsed
-    root = Path(nvcc_identity(nvcc)).parent.parent
+    root = Path(real).parent.parent
     # NOTE: a wrapper script (e.g. /usr/local/bin/nvcc) has no toolkit around it; only call a folder a
     # toolkit root when it has the toolkit's own markers.
     markers = ("version.json", "version.txt", "nvvm", "targets")

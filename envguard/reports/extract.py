@@ -207,7 +207,6 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
     """nvidia-smi (table, -L, --query-gpu CSV, --version), nvcc --version, cudnn_version.h, /proc driver version,
     jax.print_environment_info()."""
     text = "\n".join(lines)
-    first = offset + 1
     smi = parsers.parse_nvidia_smi_table(text)
     if smi is not None:
         n = _line_of(lines, "NVIDIA-SMI", offset)
@@ -246,7 +245,6 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
         if match and match.group(1) in ("jax", "jaxlib"):
             yield Mention("package", match.group(2), offset + i + 1, TOOL, "jax.print_environment_info",
                           match.group(1))
-    del first
 
 
 def _line_of(lines: list[str], needle: str, offset: int) -> int:

@@ -332,9 +332,9 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
             system == "linux" and arch != "aarch64" and "+" not in version and torch_m.tier >= FIELD
             and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how) else None
         if default is not None:
-            cuda, accel = default
+            cuda, tag = default
             source = (f"{torch_m.source}; the plain package-index torch {version} wheel for Linux x86_64 is its "
-                      f"{accel} build (torch.toml pypi_default)")
+                      f"{tag} build (torch.toml pypi_default)")
             accel = "cuda"
         elif cuda is None and torch_m.tier <= MESSAGE and text is not None:
             cuda, accel = text.value, "cuda"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import driver_evidence
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
 SUBJECT = "reported message"
-#: errors.toml's code for a message that is not an environment problem (kept in step with knowledge.errors).
-NOT_ENVIRONMENT = "not-environment"
 
 
 class SignatureRule:
