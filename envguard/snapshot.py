@@ -15,6 +15,8 @@ from envguard.errors import SnapshotError
 SNAPSHOT_SCHEMA: Final = 1
 #: ``Unavailable.code`` of a fact a pasted report does not mention: unknown, which is not "absent".
 NOT_REPORTED: Final = "not-reported"
+#: How the origin of a snapshot read from a pasted report begins ("report bug.txt").
+REPORT_ORIGIN: Final = "report "
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +230,12 @@ class Snapshot:
     schema_version: int = SNAPSHOT_SCHEMA
 
     # ---- convenience views used by rules and formatters ---------------------------------
+    @property
+    def from_report(self) -> bool:
+        """Read from someone's pasted report (``check --from``): a fact it does not give is "not reported", and
+        its evidence names report lines, not a probed machine or interpreter."""
+        return self.origin.startswith(REPORT_ORIGIN)
+
     def gpu_list(self) -> tuple[GpuInfo, ...]:
         """GPUs, or an empty tuple when none could be listed."""
         return () if isinstance(self.gpus, Unavailable) else self.gpus

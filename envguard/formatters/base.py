@@ -48,7 +48,7 @@ def verdict(report: Report, exit_code: int) -> str:
 def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one branch per fact
     """The facts a reader needs first, each with its source; missing ones say why."""
     rows: list[SummaryRow] = []
-    report = snapshot.origin.startswith("report")
+    report = snapshot.from_report
 
     def missing(fact: Unavailable, probed: str) -> str:
         # NOTE: a pasted report that does not mention a fact says nothing about it: "not reported", never "none".

@@ -99,6 +99,11 @@ class TorchRelease:
         """The variant with this tag ("cu124")."""
         return next((v for v in self.variants if v.tag == tag), None)
 
+    @property
+    def pypi_variant(self) -> TorchVariant | None:
+        """The build the plain package-index wheel is (Linux x86_64); None when not recorded."""
+        return self.variant(self.pypi_default) if self.pypi_default else None
+
 
 @dataclass(frozen=True, slots=True)
 class TorchMatrix:

@@ -755,7 +755,7 @@ def current_cuda(matrices: Matrices, installed: Sequence[InstalledDistribution])
             if m:
                 return f"{int(m.group(1))}.{m.group(2)}"
             release = matrices.torch.release(dist.version)
-            variant = release.variant(release.pypi_default) if release and release.pypi_default else None
+            variant = release.pypi_variant if release else None
             if local is None and variant is not None:
                 return variant.cuda or "cpu"
     return "auto"

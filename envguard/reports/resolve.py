@@ -17,6 +17,7 @@ from envguard.probes.target import cuda_from_local, frameworks_from
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
+    REPORT_ORIGIN,
     ComponentVersion,
     CudaToolkit,
     Distribution,
@@ -210,7 +211,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,
         python=python, packages=tuple(Distribution(n, m.value) for n, m in sorted(pkgs.items())),
         frameworks=frameworks, environment=environment, observed_errors=tuple(observed_errors),
-        origin=f"report {name}", envguard_version=__version__,
+        origin=f"{REPORT_ORIGIN}{name}", envguard_version=__version__,
     )
     return snapshot, r.notes
 
@@ -347,9 +348,7 @@ def _pypi_default(version: str, matrices: Matrices | None) -> tuple[str, str] | 
     if matrices is None:
         return None
     release = matrices.torch.release(version)
-    if release is None or not release.pypi_default:
-        return None
-    variant = release.variant(release.pypi_default)
+    variant = release.pypi_variant if release is not None else None
     if variant is None or not variant.cuda:
         return None
     return variant.cuda, variant.tag

@@ -74,7 +74,7 @@ def cuda_builds(snapshot: Snapshot) -> Iterator[FrameworkBuild]:
 def interpreter_source(snapshot: Snapshot, what: str) -> str:
     """Where a fact of the target interpreter came from: "target interpreter distributions" for a probed one,
     the report for a pasted report (which has no interpreter envguard could look at)."""
-    return snapshot.origin if snapshot.origin.startswith("report") else f"target interpreter {what}"
+    return snapshot.origin if snapshot.from_report else f"target interpreter {what}"
 
 
 def ev(fact: str, value: object, source: str) -> Evidence:

@@ -62,7 +62,7 @@ class CpuOnlyRule:
                 "cpu-only-build", Severity.ERROR,
                 f"{build.name} {build.version} is a CPU-only build ({why}), so it cannot use "
                 f"the {gpus[0].name}{' and other GPUs' if len(gpus) > 1 else ''} "
-                + ("the report names." if snapshot.origin.startswith("report") else "on this machine."),
+                + ("the report names." if snapshot.from_report else "on this machine."),
                 (build_evidence(build), ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)),
                 fix, None, build.name,
             )

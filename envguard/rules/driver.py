@@ -162,7 +162,7 @@ def image_build(snapshot: Snapshot) -> FrameworkBuild | None:
     """A pasted report's container image CUDA (its tag, CUDA_VERSION, or the container toolkit's ``cuda>=X``
     requirement) as a build the driver must run. ``check --image`` judges real images through rules.image."""
     cuda = snapshot.environment.get("CUDA_VERSION")
-    if not cuda or not snapshot.origin.startswith("report"):
+    if not cuda or not snapshot.from_report:
         return None
     v = version(cuda)
     if v is None:

@@ -196,7 +196,7 @@ class SystemLibrariesRule:
             if family == "cudart" and nv.major == 11:
                 matching = [lib for lib in matching if lib.soname.endswith(".so.11.0")]
             label = "CUDA runtime" if family == "cudart" else "cuDNN"
-            if not matching and snapshot.origin.startswith("report") and not any(lib.name == family for lib in libs):
+            if not matching and snapshot.from_report and not any(lib.name == family for lib in libs):
                 # A pasted report that lists no such library says nothing about the loader path, unless it names
                 # the system CUDA toolkit: then the CUDA runtime it provides is that toolkit's major.
                 toolkits = snapshot.toolkit_list()
