@@ -108,26 +108,24 @@ def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, 
         text = line.strip()[:MAX_LINE_CHARS]
         if text:
             first.setdefault(text, i)
-    out: list[tuple[int, str, list[Mention]]] = []
-    alone: set[tuple[int, str]] = set()
-    by_prefix = {text[:500]: i for text, i in first.items()}
-    for found in errors_matrix.match(list(first)):
-        index = by_prefix.get(found.line, 0)
-        alone.add((index, found.signature.id))
-        facts = list(extract.from_signature(found.signature.id, found.signature.code, dict(found.groups), index + 1))
-        out.append((index, found.line, facts))
     joined: dict[str, int] = {}
     for i in range(len(lines) - 1):
         a, b = lines[i].strip(), lines[i + 1].strip()
         if a and b and not a.endswith((".", "!", "?", ")", "]")):
             joined.setdefault(f"{a} {b}"[:MAX_LINE_CHARS], i)
-    by_prefix = {text[:500]: i for text, i in joined.items()}
-    for found in errors_matrix.match(list(joined)):
-        index = by_prefix.get(found.line, 0)
-        if (index, found.signature.id) in alone or (index + 1, found.signature.id) in alone:
-            continue
-        facts = list(extract.from_signature(found.signature.id, found.signature.code, dict(found.groups), index + 1))
-        out.append((index, found.line, facts))
+    out: list[tuple[int, str, list[Mention]]] = []
+    alone: set[tuple[int, str]] = set()
+    for texts, wrapped in ((first, False), (joined, True)):
+        for text, index in texts.items():
+            # NOTE: one text at a time, so each match keeps the index of the line it was found on.
+            for found in errors_matrix.match([text]):
+                sig = found.signature
+                if wrapped and ((index, sig.id) in alone or (index + 1, sig.id) in alone):
+                    continue
+                if not wrapped:
+                    alone.add((index, sig.id))
+                out.append((index, found.line, list(extract.from_signature(sig.id, sig.code, dict(found.groups),
+                                                                            index + 1))))
     return sorted(out, key=lambda item: item[0])
 
 
