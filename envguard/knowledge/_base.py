@@ -48,7 +48,6 @@ SOURCE_PREFIXES: Final = ("https://", "package metadata: ")
 META_KEYS: Final = {"schema_version", "name", "source", "retrieved", "description"}
 
 
-
 class VerbatimVersion(Version):
     """A Version that prints as written (NVIDIA spells 580.65.06, which PEP 440 prints as 580.65.6)."""
 
@@ -82,7 +81,6 @@ class Provenance:
     source: str
     confidence: str
     note: str | None = None
-
 
 
 def norm_gpu(name: str) -> str:

@@ -45,10 +45,13 @@ class WheelRange:
         return True if self.first is not None or top is not None else None
 
 
-
-
 _WHEEL_KEYS: Final = {"distribution", "cuda_major", "first", "last", "newest_seen"}
 _WHEEL_NAME = re.compile(r"^nvidia-[a-z0-9-]+-cu\d+$")
+
+
+def find_wheel(wheels: tuple[WheelRange, ...], distribution: str) -> WheelRange | None:
+    """The range row for ``distribution`` (names compared in lower case)."""
+    return next((w for w in wheels if w.distribution == distribution.lower()), None)
 
 
 def parse_wheels(data: Mapping[str, Any], col: Collector) -> tuple[WheelRange, ...]:

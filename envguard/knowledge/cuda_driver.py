@@ -114,8 +114,6 @@ class CudaDriverMatrix:
         return min((d for d in drivers if d is not None), default=None)
 
 
-
-
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaDriverMatrix:
     col.keys(data, META_KEYS | {"family", "release"}, "header")
     families = []

@@ -150,8 +150,6 @@ def parse_image_tag(tag: str) -> tuple[str, str, str] | None:
     return found["cuda"], found["flavor"], found["os"]
 
 
-
-
 _PYTHON_MINOR = re.compile(r"^\d+\.\d+$")
 
 

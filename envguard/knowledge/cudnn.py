@@ -19,7 +19,7 @@ from envguard.knowledge._base import (
     check_order,
     check_unique,
 )
-from envguard.knowledge._wheels import WheelRange, parse_wheels
+from envguard.knowledge._wheels import WheelRange, find_wheel, parse_wheels
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +88,7 @@ class CudnnMatrix:
 
     def wheel(self, distribution: str) -> WheelRange | None:
         """The range row for ``distribution`` ("nvidia-cudnn-cu11")."""
-        return next((w for w in self.wheels if w.distribution == distribution.lower()), None)
-
-
+        return find_wheel(self.wheels, distribution)
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudnnMatrix:

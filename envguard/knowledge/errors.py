@@ -130,8 +130,6 @@ def _windows(text: str) -> Iterator[str]:
         yield text[start:start + WINDOW_CHARS]
 
 
-
-
 _SEVERITIES = ("error", "warning", "info")
 #: Longest part of a line the catalogue matches (messages sit near a log line's start; a line can be megabytes).
 MAX_LINE_CHARS = 4000

@@ -87,8 +87,6 @@ class GpuArchMatrix:
         return None
 
 
-
-
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuArchMatrix:
     col.keys(data, META_KEYS | {"arch", "gpu", "series"}, "header")
     archs = []

@@ -59,14 +59,10 @@ class GpuPeaksMatrix:
         return next((g for g in self.gpus if norm_gpu(g.name) == key), None)
 
 
-
-
 _PEAK_FIGURES: Final = (
     "memory_gb", "bandwidth_gbs", "fp32_tflops", "tensor_bf16_tflops", "tensor_fp16_tflops",
     "tensor_fp16_fp16acc_tflops", "tensor_tf32_tflops",
 )
-
-
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuPeaksMatrix:

@@ -78,8 +78,6 @@ class JaxMatrix:
         return max((r.version for r in self.releases), default=None)
 
 
-
-
 _JAX_CUDA_KEYS: Final = {"major", "extra", "plugin", "built_with", "min_cuda", "cudnn", "nccl", "min_driver", "min_cc"}
 
 

@@ -17,7 +17,7 @@ from envguard.knowledge._base import (
     check_not_newer,
     check_order,
 )
-from envguard.knowledge._wheels import WheelRange, parse_wheels
+from envguard.knowledge._wheels import WheelRange, find_wheel, parse_wheels
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +58,7 @@ class NcclMatrix:
 
     def wheel(self, distribution: str) -> WheelRange | None:
         """The range row for ``distribution`` ("nvidia-nccl-cu12")."""
-        return next((w for w in self.wheels if w.distribution == distribution.lower()), None)
-
-
+        return find_wheel(self.wheels, distribution)
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> NcclMatrix:

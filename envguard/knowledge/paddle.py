@@ -112,8 +112,6 @@ class PaddleMatrix:
         return next((f for f in self.version_fields if f.name == name), None)
 
 
-
-
 _PADDLE_SERIES = re.compile(r"^\d+\.\d+$")
 
 

@@ -52,8 +52,6 @@ class TensorflowMatrix:
         return max((Version(r.version) for r in self.releases), default=None)
 
 
-
-
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TensorflowMatrix:
     col.keys(data, META_KEYS | {"release"}, "header")
     releases = []

@@ -121,8 +121,6 @@ class TorchMatrix:
         return max((Version(r.version) for r in self.releases), default=None)
 
 
-
-
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix:
     col.keys(data, META_KEYS | {"release"}, "header")
     releases = []
