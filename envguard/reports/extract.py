@@ -138,8 +138,7 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
 
 _INTERESTING = re.compile(
     r"^(?:torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(?:-cpu|-gpu|-intel|-macos|-metal)?|tf-nightly|"
-    r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,4"
-    r"0}|"
+    r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,40}|"
     r"cuda-toolkit|cudatoolkit|cuda-version|cuda-runtime|cudnn|nccl|onnxruntime(?:-gpu)?|xformers|triton|"
     r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy)$"
 )
@@ -253,21 +252,16 @@ def _line_of(lines: list[str], needle: str, offset: int) -> int:
 
 # ---- banners, commands, file names, image tags, environment lines -----------------------------------
 
-_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s"
-                   r"{1,4}"
-                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s"
-                   r"{0,2}MiB\))?")
+_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s{1,4}"
+                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s{0,2}MiB\))?")
 _BANNER_DEVICE = re.compile(r"\bCUDA:(\d{1,2})\s{0,4}\(([^,()]{1,80}?),\s{0,4}(\d{1,7})\s{0,2}MiB\)")
 _FOUND_VERSION = re.compile(r"found version (\d{4,5})\b")
-_PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3"
-                        r"})?)")
-_DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{"
-                             r"1,10})?"
+_PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
+_DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{1,10})?"
                              r"\s{1,20}(?:\(|\[)?(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _CONDA_CREATE = re.compile(r"\bconda\s{1,4}create\b.{0,200}?\bpython\s{0,2}=\s{0,2}=?(3\.\d{1,2}(?:\.\d{1,3})?)")
 _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
-_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0"
-                  r",40})")
+_REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
 _INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
                     r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w{1,40})\.whl\b", re.IGNORECASE)
@@ -418,8 +412,7 @@ _P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}
 _P_GPU = re.compile(
     r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
-    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NV"
-    r"L))?(?:[- ]\d{2,3}\s{0,1}GB)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
     r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2}|orin\s{1,2})?(?i:orin|xavier|nano|tx2)(?:\s{1,2}(?i:nano))?"
     r"|\d{4}\s?[Tt][Ii])\b"
