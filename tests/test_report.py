@@ -17,14 +17,6 @@ from envguard.snapshot import DriverInfo, Unavailable
 
 REPORTS = Path(__file__).parent / "data" / "reports"
 CASES = sorted(p for p in REPORTS.iterdir() if (p / "case.json").exists())
-#: cases/README.md maps the cases' codes to envguard's.
-CODE = {
-    "driver-too-old-for-cuda": "driver-too-old", "arch-not-in-wheel": "arch-unsupported",
-    "cpu-only-build": "cpu-only-build", "cudnn-mismatch": "cudnn-mismatch", "cuda-libs-missing": "cuda-libs-missing",
-    "tf-native-windows-gpu-unsupported": "platform-unsupported", "python-unsupported": "python-unsupported",
-    "torchvision-mismatch": "companion-mismatch", "nccl-mismatch": "nccl-mismatch",
-    "driver-library-mismatch": "driver-library-mismatch", "jax-plugin-mismatch": "companion-mismatch",
-}
 
 
 @pytest.fixture(scope="module")

@@ -81,3 +81,15 @@ timeout_option = click.option(
     help="Seconds any single external call (nvidia-smi, nvcc, NVML) may take; the target interpreter gets 3x "
          "(6x per --deep import).",
 )
+
+
+def emit(text: str, output: str | None, *, force: bool, what: str, color: bool = False) -> None:
+    """``text`` on stdout when ``output`` is None or "-", else written to ``output`` atomically, saying so on
+    stderr ("envguard: wrote the snapshot to FILE")."""
+    if output is None or output == "-":
+        click.echo(text, nl=False, color=color)
+        return
+    from envguard.commands import _io
+
+    _io.write_atomic(output, text, force=force)
+    click.echo(f"envguard: wrote {what} to {output}", err=True)

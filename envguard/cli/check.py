@@ -9,6 +9,7 @@ import click
 
 from envguard.cli._shared import (
     deep_option,
+    emit,
     fail,
     python_option,
     timeout_option,
@@ -90,12 +91,7 @@ def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, forc
         if output != "-":
             _io.check_output(output, force=force)
         snap, notes = _probe.take_snapshot(_probe.ProbeOptions(target_python, deep, timeout_s))
-        text = use.snapshot_json(snap)
-        if output == "-":
-            click.echo(text, nl=False)
-        else:
-            _io.write_atomic(output, text, force=force)
-            click.echo(f"envguard: wrote snapshot to {output}", err=True)
+        emit(use.snapshot_json(snap), output, force=force, what="snapshot")
         for note in notes:
             click.echo(f"envguard: note: {note}", err=True)
     except EnvguardError as exc:

@@ -10,6 +10,7 @@ from envguard.cli._shared import (
     EXIT_CANNOT_RUN,
     EXIT_FINDINGS,
     EXIT_OK,
+    emit,
     fail,
     use_color,
 )
@@ -61,11 +62,7 @@ def fleet_report(
             text = fleet_html(report, code)
         else:
             text = fleet_text(report, code, color=colored, width=shutil.get_terminal_size((110, 24)).columns)
-        if output:
-            _io.write_atomic(output, text, force=force)
-            click.echo(f"envguard: wrote the fleet report to {output}", err=True)
-        else:
-            click.echo(text, nl=False, color=colored)
+        emit(text, output or None, force=force, what="the fleet report", color=colored)
     except EnvguardError as exc:
         fail(exc, fmt, "fleet report")
     raise SystemExit(code)

@@ -12,6 +12,7 @@ from envguard.cli._shared import (
     EXIT_OK,
     EXIT_SMOKE_FAILED,
     Seconds,
+    emit,
     fail,
     python_option,
     split_values,
@@ -129,11 +130,7 @@ def fingerprint(ctx: click.Context, target_python: str, output: str, force: bool
         if output != "-":
             _io.check_output(output, force=force)
         text = use.fingerprint_json(use.environment_fingerprint(_probe.ProbeOptions(target_python)))
-        if output == "-":
-            click.echo(text, nl=False)
-        else:
-            _io.write_atomic(output, text, force=force)
-            click.echo(f"envguard: wrote fingerprint to {output}", err=True)
+        emit(text, output, force=force, what="fingerprint")
     except EnvguardError as exc:
         fail(exc, "text", "fingerprint")
 
