@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from envguard.codes import FINDING_CODES
+from envguard.codes import FINDING_CODES, NOT_ENVIRONMENT
 from envguard.knowledge import load_matrices
-from envguard.knowledge.errors import NOT_ENVIRONMENT, ErrorsMatrix
+from envguard.knowledge.errors import ErrorsMatrix
 
 MATRICES = Path(__file__).resolve().parent.parent / "matrices"
 DATA = Path(__file__).resolve().parent / "data"
