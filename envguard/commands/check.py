@@ -10,20 +10,26 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from envguard import _json
-from envguard.commands._io import read_snapshot
 from envguard.commands._probe import ProbeOptions, take_snapshot
 from envguard.errors import InputError, TargetPythonError
 from envguard.findings import Severity
-from envguard.knowledge import Matrices, load_matrices
-from envguard.probes import ProbeContext
-from envguard.rules import run_rules
-from envguard.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from envguard.findings import Report
+    from envguard.knowledge import Matrices
+    from envguard.snapshot import Snapshot
+
+# NOTE: the rules (and the matrices' row types they pull in) are imported inside the functions that judge:
+# `check` starts probing first and imports them while the target interpreter runs (issue 10).
+
+
+def load_matrices(env: Mapping[str, str] | None = None) -> Matrices:
+    """The matrices (``ENVGUARD_MATRICES`` honoured), imported on first use."""
+    from envguard.knowledge import load_matrices as load
+
+    return load(env=None if env is None else dict(env))
 
 
 #: ``YYYY-MM-DD``: the day the staleness check compares the matrices' ``retrieved`` dates with (tests pin it).
@@ -63,16 +69,24 @@ def check(
     env: Mapping[str, str] | None = None,
 ) -> Report:
     """Probe (or read a saved snapshot) and judge it against the matrices."""
-    mats = matrices if matrices is not None else load_matrices(env=dict(os.environ if env is None else env))
+    environ = os.environ if env is None else env
     notes: tuple[str, ...] = ()
     if snapshot_file is not None:
+        from envguard.commands._io import read_snapshot
+        from envguard.rules import run_rules
+
+        mats = matrices if matrices is not None else load_matrices(environ)
         snapshot = read_snapshot(snapshot_file)
     else:
-        # NOTE: probing mostly waits on subprocesses; parse the matrices every check consults meanwhile.
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-matrices") as pool:
-            warm = pool.submit(lambda: (mats.cuda_driver, mats.torch, mats.tensorflow, mats.gpu_arch))
-            snapshot, notes = take_snapshot(options, env)
-            warm.result()
+        # NOTE: probing mostly waits on subprocesses (the target interpreter above all): start it, then import
+        # the rules and parse the matrices every check consults meanwhile.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-probing") as pool:
+            probing = pool.submit(take_snapshot, options, env)
+            from envguard.rules import run_rules
+
+            mats = matrices if matrices is not None else load_matrices(environ)
+            _ = (mats.cuda_driver, mats.torch, mats.tensorflow, mats.gpu_arch)
+            snapshot, notes = probing.result()
     return with_staleness(run_rules(snapshot, mats, notes=notes), mats, env)
 
 
@@ -82,6 +96,7 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
     :raises SnapshotError: when the text holds no environment fact.
     """
     from envguard.reports import parse_environments
+    from envguard.rules import run_rules
 
     mats = matrices if matrices is not None else load_matrices()
     envs = parse_environments(text, name, mats)
@@ -100,6 +115,8 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
 
 def judge(snapshot: Snapshot, matrices: Matrices | None = None) -> Report:
     """Judge an already-loaded snapshot."""
+    from envguard.rules import run_rules
+
     mats = matrices if matrices is not None else load_matrices()
     return with_staleness(run_rules(snapshot, mats), mats)
 
@@ -116,20 +133,20 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     Python and frameworks come from the in-target script run inside a network-less container, the CUDA
     libraries from the image's ``ldconfig -p`` and wheels, the driver and GPUs from this host.
     """
-    from envguard import engine
+    from envguard import _json, engine
     from envguard._version import __version__
     from envguard.lock.render import check_image_ref
-    from envguard.probes import collect_machine
+    from envguard.probes import ProbeContext, collect_machine
     from envguard.probes.cuda import libraries_in_image
     from envguard.probes.target import decode_target_report
     from envguard.resources import script_source
-    from envguard.rules import ALL_RULES
+    from envguard.rules import ALL_RULES, run_rules
     from envguard.rules.image import image_findings
-    from envguard.snapshot import CudaToolkit, Unavailable
+    from envguard.snapshot import CudaToolkit, Snapshot, Unavailable
 
     check_image_ref(ref)
     environ = dict(os.environ if env is None else env)
-    mats = matrices if matrices is not None else load_matrices(env=environ)
+    mats = matrices if matrices is not None else load_matrices(environ)
     client = engine.connect()
     image = engine.inspect_image(client, ref)
     facts = engine.engine_facts(client)

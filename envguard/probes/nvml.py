@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -51,6 +52,9 @@ def query_nvml(timeout_s: float, lib: Any = None) -> NvmlReport | Unavailable:
     ``lib`` is the pynvml module (tests pass a fake with the same interface).
     """
     if lib is None:
+        missing = _library_missing()
+        if missing is not None:
+            return missing
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -72,6 +76,27 @@ def query_nvml(timeout_s: float, lib: Any = None) -> NvmlReport | Unavailable:
     if not box:
         return Unavailable(f"NVML did not answer within {timeout_s:g}s", (SOURCE,), "timeout")
     return box[0]
+
+
+#: The library pynvml loads on Linux (``_LoadNvmlLibrary``: ``CDLL("libnvidia-ml.so.1")``).
+LINUX_LIBRARY = "libnvidia-ml.so.1"
+
+
+def _library_missing() -> Unavailable | None:
+    """The fact pynvml's ``nvmlInit`` would give when ``libnvidia-ml.so.1`` cannot be loaded, found without
+    importing pynvml (a 4,000-line module: most of the time of a driver-less check's NVML probe); None when the
+    library loads, or off Linux, where pynvml searches other places itself."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        ctypes.CDLL(LINUX_LIBRARY)
+    except OSError as exc:
+        logger.debug("NVML library not loadable: %s", exc)
+        code, reason = _ERROR_FACTS[NVML_ERROR_LIBRARY_NOT_FOUND]
+        return Unavailable(reason, (SOURCE,), code)
+    return None
 
 
 def _error_fact(lib: Any, exc: Exception) -> Unavailable:

@@ -435,6 +435,13 @@ def test_real_pynvml_without_a_driver() -> None:
     )
 
 
+@pytest.mark.skipif(os.path.exists("/proc/driver/nvidia/version"), reason="an NVIDIA driver is loaded here")
+def test_library_precheck_says_what_real_pynvml_says() -> None:
+    """Without libnvidia-ml.so.1 the probe answers before importing pynvml; the fact is the one real pynvml's
+    nvmlInit gives (the module passed in skips the precheck)."""
+    assert query_nvml(5.0) == query_nvml(5.0, lib=pynvml)
+
+
 # ---- clock-event reasons --------------------------------------------------------------------
 
 FUNCTION_NOT_FOUND = pynvml.NVML_ERROR_FUNCTION_NOT_FOUND
