@@ -24,7 +24,7 @@ from envguard import _json, _redact, _subprocess
 from envguard.cli import main
 from envguard.errors import EnvguardError, TargetPythonError
 from envguard.fingerprints import environment_components
-from envguard.probes import ENV_ALLOWLIST, ENV_PREFIXES
+from envguard.probes.collect import ENV_ALLOWLIST, ENV_PREFIXES
 from envguard.probes.target import decode_target_report
 from tests.fakes import make_snapshot
 

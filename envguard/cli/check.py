@@ -15,10 +15,7 @@ from envguard.cli._shared import (
     timeout_option,
     use_color,
 )
-from envguard.commands import _io, _probe
-from envguard.commands import check as use
 from envguard.errors import EnvguardError
-from envguard.findings import Severity
 
 
 @click.command()
@@ -47,7 +44,10 @@ def check(
     image_ref: str | None, fmt: str, fail_on: str, output: str | None, force: bool, color: bool | None,
 ) -> None:
     """Probe this machine (or read a snapshot) and report what will not work, with fixes."""
-    from envguard.formatters import make_formatter
+    # NOTE: imported here, in this order: `use.check` starts the target interpreter before the rules, the
+    # formatters and the snapshot types are imported (they load while it runs).
+    from envguard.commands import _io, _probe
+    from envguard.commands import check as use
 
     try:
         options = _probe.ProbeOptions(target_python, deep, timeout_s)
@@ -64,6 +64,9 @@ def check(
             report = use.judge(_io.parse_snapshot(sys.stdin.buffer.read(_io.MAX_SNAPSHOT_BYTES + 1), "<stdin>"))
         else:
             report = use.check(options, snapshot_file=snapshot_file)
+        from envguard.findings import Severity
+        from envguard.formatters import make_formatter
+
         code = report.exit_code(Severity.parse(fail_on))
         colored = use_color(color) and output is None and fmt == "text"
         # NOTE: a pipe or a file gets unwrapped text (width 0): a path or a command is never broken.
@@ -87,6 +90,9 @@ def check(
 @click.option("--force", is_flag=True, help="Overwrite --output if it exists.")
 def snapshot(target_python: str, deep: bool, timeout_s: float, output: str, force: bool) -> None:
     """Record every probed fact as versioned JSON (judge it later with `check --snapshot`)."""
+    from envguard.commands import _io, _probe
+    from envguard.commands import check as use
+
     try:
         if output != "-":
             _io.check_output(output, force=force)

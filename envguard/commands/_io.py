@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from envguard._files import kind_of, read_regular
 from envguard.errors import InputError, SnapshotError
-from envguard.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from envguard.snapshot import Snapshot
 
 #: Largest snapshot file envguard reads (a real one is tens of kB).
 MAX_SNAPSHOT_BYTES = 32 << 20
@@ -81,6 +82,8 @@ def parse_snapshot(raw: bytes, name: str) -> Snapshot:
     if isinstance(data, dict) and "snapshot" in data and "envguard_result_version" in data:
         data = data["snapshot"]  # a saved `check --format json` envelope carries the snapshot
     try:
+        from envguard.snapshot import Snapshot
+
         snapshot = Snapshot.from_dict(data)
     except SnapshotError as exc:
         raise SnapshotError(f"{name}: {exc}") from exc

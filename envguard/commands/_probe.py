@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from envguard.errors import TargetPythonError, UsageError
-from envguard.probes import ProbeContext, collect_snapshot
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from envguard.probes.inspection import StartedInspection
     from envguard.snapshot import Snapshot
+
+# NOTE: the probes are imported by take_snapshot, not here: `check` starts the target interpreter first.
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +53,27 @@ def resolve_python(target: str, env: Mapping[str, str]) -> str:
     return found
 
 
-def take_snapshot(options: ProbeOptions, env: Mapping[str, str] | None = None) -> tuple[Snapshot, tuple[str, ...]]:
-    """Probe this machine and the target interpreter."""
+def take_snapshot(options: ProbeOptions, env: Mapping[str, str] | None = None, *,
+                  inspection: StartedInspection | None = None) -> tuple[Snapshot, tuple[str, ...]]:
+    """Probe this machine and the target interpreter (``inspection``: its run, already started by
+    :func:`start_inspection`)."""
+    from envguard.probes.base import ProbeContext
+    from envguard.probes.collect import collect_snapshot
+
     environ = dict(os.environ if env is None else env)
     ctx = ProbeContext(env=environ, target_python=resolve_python(options.target_python, environ),
-                       timeout_s=options.timeout_s, deep=options.deep)
+                       timeout_s=options.timeout_s, deep=options.deep, inspection=inspection)
     return collect_snapshot(ctx)
+
+
+def start_inspection(options: ProbeOptions, env: Mapping[str, str] | None = None) -> StartedInspection:
+    """Start the target interpreter's inspection now, for :func:`take_snapshot` to pick up.
+
+    :raises TargetPythonError, UsageError: as :func:`resolve_python`.
+    """
+    from envguard.probes import inspection
+    from envguard.probes.base import TARGET_TIMEOUT_FACTOR, default_run
+
+    environ = dict(os.environ if env is None else env)
+    exe = resolve_python(options.target_python, environ)
+    return inspection.start(default_run, exe, environ, options.timeout_s * TARGET_TIMEOUT_FACTOR)

@@ -10,9 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
-from envguard.commands._probe import ProbeOptions, take_snapshot
+from envguard.commands._probe import ProbeOptions, start_inspection, take_snapshot
 from envguard.errors import InputError, TargetPythonError
-from envguard.findings import Severity
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -80,8 +79,9 @@ def check(
     else:
         # NOTE: probing mostly waits on subprocesses (the target interpreter above all): start it, then import
         # the rules and parse the matrices every check consults meanwhile.
+        started = start_inspection(options, environ)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="envguard-probing") as pool:
-            probing = pool.submit(take_snapshot, options, env)
+            probing = pool.submit(take_snapshot, options, env, inspection=started)
             from envguard.rules import run_rules
 
             mats = matrices if matrices is not None else load_matrices(environ)
@@ -95,6 +95,7 @@ def check_report(text: str, name: str, matrices: Matrices | None = None) -> Repo
 
     :raises SnapshotError: when the text holds no environment fact.
     """
+    from envguard.findings import Severity
     from envguard.reports import parse_environments
     from envguard.rules import run_rules
 
@@ -136,7 +137,8 @@ def check_image(ref: str, *, timeout_s: float = 120.0, env: Mapping[str, str] | 
     from envguard import _json, engine
     from envguard._version import __version__
     from envguard.lock.render import check_image_ref
-    from envguard.probes import ProbeContext, collect_machine
+    from envguard.probes.base import ProbeContext
+    from envguard.probes.collect import collect_machine
     from envguard.probes.cuda import libraries_in_image
     from envguard.probes.target import decode_target_report
     from envguard.resources import script_source

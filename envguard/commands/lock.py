@@ -15,7 +15,7 @@ from envguard.commands._io import read_text_input, write_files
 from envguard.commands._probe import resolve_python
 from envguard.errors import InputError, TargetPythonError
 from envguard.knowledge import load_matrices
-from envguard.probes import ProbeContext
+from envguard.probes.base import ProbeContext
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -127,7 +127,7 @@ def _target_facts(options: LockOptions, environ: Mapping[str, str], wanted: bool
 
 def _host_facts(environ: Mapping[str, str]) -> HostFacts:
     from envguard.lock.request import HostFacts
-    from envguard.probes import collect_machine
+    from envguard.probes.collect import collect_machine
     from envguard.snapshot import DriverInfo as _Driver
 
     _host, driver, gpus, _notes = collect_machine(ProbeContext(env=dict(environ), target_python=sys.executable))

@@ -14,11 +14,12 @@ from envguard import _subprocess
 from envguard._subprocess import CommandResult, CommandRunner
 
 if TYPE_CHECKING:
+    from envguard.probes.inspection import StartedInspection
     from envguard.probes.nvml import NvmlReport
     from envguard.snapshot import Unavailable
 
 
-def _default_run(
+def default_run(
     argv: tuple[str, ...],
     *,
     timeout: float,
@@ -42,7 +43,7 @@ INSTALLED_TIMEOUT_FACTOR = 30.0
 class ProbeContext:
     """The boundary between probes and the machine; tests replace parts of it."""
 
-    run: CommandRunner = _default_run
+    run: CommandRunner = default_run
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     target_python: str = sys.executable
     #: Seconds any single external call may take.
@@ -53,6 +54,9 @@ class ProbeContext:
     nvml: Callable[[float], NvmlReport | Unavailable] | None = None
     #: Import each framework in the target interpreter for runtime facts.
     deep: bool = False
+    #: The inspection of ``target_python`` already started (`check` starts it before importing the rules);
+    #: used only when it was started for this interpreter, environment and timeout.
+    inspection: StartedInspection | None = None
 
     def path(self, absolute: str) -> Path:
         """Map an absolute path on the probed machine into ``root``."""

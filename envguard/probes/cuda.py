@@ -202,8 +202,23 @@ def _family(filename: str) -> str | None:
     return None
 
 
-def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str]]) -> tuple[SharedLibrary, ...]:
-    """CUDA-family libraries on LD_LIBRARY_PATH (searched first), in the ldconfig cache, and in wheels."""
+def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str]],
+                    system: tuple[SharedLibrary, ...] | None = None) -> tuple[SharedLibrary, ...]:
+    """CUDA-family libraries on LD_LIBRARY_PATH (searched first), in the ldconfig cache, and in wheels.
+
+    ``system``: :func:`system_libraries` already probed (collect_snapshot runs it while the target
+    interpreter reports its wheels)."""
+    libs = list(system if system is not None else system_libraries(ctx))
+    for dist, _version, path in wheel_files:
+        name = os.path.basename(path)
+        family = _family(name)
+        if family is not None and _is_soname(name):
+            libs.append(_library(family, name, path, f"wheel:{dist}"))
+    return tuple(libs)
+
+
+def system_libraries(ctx: ProbeContext) -> tuple[SharedLibrary, ...]:
+    """CUDA-family libraries on LD_LIBRARY_PATH (searched first) and in the ldconfig cache."""
     libs: list[SharedLibrary] = []
     for folder in [p for p in ctx.env.get("LD_LIBRARY_PATH", "").split(":") if p]:
         directory = ctx.path(folder)
@@ -229,11 +244,6 @@ def probe_libraries(ctx: ProbeContext, wheel_files: Iterable[tuple[str, str, str
                 family = _family(soname)
                 if family is not None and _is_soname(soname):
                     libs.append(_library(family, soname, path, "ldconfig"))
-    for dist, _version, path in wheel_files:
-        name = os.path.basename(path)
-        family = _family(name)
-        if family is not None and _is_soname(name):
-            libs.append(_library(family, name, path, f"wheel:{dist}"))
     return tuple(libs)
 
 

@@ -10,7 +10,8 @@ from typing import Any
 from envguard import _json
 from envguard.errors import TargetPythonError
 from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR, ProbeContext
-from envguard.probes.target import child_env, not_python
+from envguard.probes.inspection import child_env
+from envguard.probes.target import not_python
 from envguard.resources import script_source
 from envguard.snapshot import InstalledDistribution, RecordCheck, SiteScan
 

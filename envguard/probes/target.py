@@ -16,8 +16,9 @@ from packaging.version import InvalidVersion, Version
 from envguard import _json
 from envguard._subprocess import CommandResult
 from envguard.errors import TargetPythonError
-from envguard.probes import parsers
+from envguard.probes import inspection, parsers
 from envguard.probes.base import DEEP_TIMEOUT_FACTOR, TARGET_TIMEOUT_FACTOR, ProbeContext
+from envguard.probes.inspection import child_env
 from envguard.resources import script_source
 from envguard.snapshot import (
     Distribution,
@@ -46,18 +47,20 @@ class TargetReport:
 
 
 def inspect_target(ctx: ProbeContext) -> TargetReport:
-    """Run the inspection script in ``ctx.target_python`` and decode its JSON.
+    """Run the inspection script in ``ctx.target_python`` (or take the run ``ctx.inspection`` started for it)
+    and decode its JSON.
 
     :raises TargetPythonError: when the interpreter is missing or does not answer.
     """
     exe = ctx.target_python
     if os.sep in exe and not os.path.exists(exe):
         raise TargetPythonError(f"target interpreter {exe} does not exist")
-    source = script_source("envguard.probes", "_inspect_target.py")
-    with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
-        # NOTE: a fresh cwd, so a stray local "torch/" folder cannot shadow the real package.
-        result = ctx.run((exe, "-c", source), timeout=ctx.timeout_s * TARGET_TIMEOUT_FACTOR, cwd=cwd,
-                         env=child_env(ctx.env))
+    timeout = ctx.timeout_s * TARGET_TIMEOUT_FACTOR
+    started = ctx.inspection
+    if started is not None and started.serves(exe, ctx.env, timeout):
+        result = started.result()
+    else:
+        result = inspection.run_inspection(ctx.run, exe, ctx.env, timeout)
     if not result.ok:
         raise TargetPythonError(not_python(exe, result))
     try:
@@ -74,14 +77,6 @@ def not_python(exe: str, result: CommandResult) -> str:
         return f"cannot inspect target interpreter {exe}: {result.describe_failure()}"
     return (f"target interpreter {exe} is not a working Python (exit status {result.returncode}); it printed: "
             f"{result.printed()}")
-
-
-def child_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment for scripts run in the target interpreter (no PYTHONSTARTUP, UTF-8 output)."""
-    out = dict(env)
-    out.pop("PYTHONSTARTUP", None)
-    out["PYTHONIOENCODING"] = "utf-8"
-    return out
 
 
 def decode_target_report(doc: Any, exe: str = "the target interpreter") -> TargetReport:

@@ -9,7 +9,8 @@ import pytest
 
 from envguard._subprocess import CommandResult
 from envguard.errors import TargetPythonError
-from envguard.probes import ProbeContext, collect_snapshot
+from envguard.probes.base import ProbeContext
+from envguard.probes.collect import collect_snapshot
 from envguard.snapshot import Unavailable
 from tests.fakes import FakeRunner
 
@@ -67,3 +68,50 @@ def test_target_interpreter_that_hangs_is_an_error(tmp_path: Path, py: str) -> N
     runner = FakeRunner({(py, "-c"): CommandResult((py,), -9, "", "", 30.0, timed_out=True)})
     with pytest.raises(TargetPythonError, match="did not finish"):
         collect_snapshot(_ctx(tmp_path, runner, lambda t: Unavailable("no", (), "no-driver"), py))
+
+
+# ---- the inspection `check` starts before importing the rules ------------------------------------
+
+
+def _refuse(argv: tuple[str, ...], **_kw: object) -> CommandResult:
+    raise AssertionError(f"ran {argv[:2]} although the inspection was already started")
+
+
+@pytest.mark.slow
+def test_a_started_inspection_is_taken_not_run_again() -> None:
+    """The real script in this interpreter, started first; inspect_target picks up that run."""
+    import os
+    import sys
+
+    from envguard.probes import inspection
+    from envguard.probes.base import TARGET_TIMEOUT_FACTOR, default_run
+    from envguard.probes.target import inspect_target
+
+    env = dict(os.environ)
+    started = inspection.start(default_run, sys.executable, env, 10.0 * TARGET_TIMEOUT_FACTOR)
+    ctx = ProbeContext(run=_refuse, env=env, target_python=sys.executable, timeout_s=10.0, inspection=started)
+    report = inspect_target(ctx)
+    assert report.python.version == ".".join(map(str, sys.version_info[:3]))
+    assert any(d.name == "click" for d in report.packages)
+
+
+def test_an_inspection_started_for_other_arguments_is_not_taken(tmp_path: Path, py: str) -> None:
+    """Another interpreter, environment or timeout than the context's: the context's own run answers."""
+    import sys
+
+    from envguard.probes import inspection
+    from envguard.probes.target import inspect_target
+
+    answer = CommandResult((), 0, json.dumps(TARGET_DOC), "", 0.1)
+    started = inspection.start(FakeRunner({(sys.executable, "-c"): answer}), sys.executable, {"PATH": "/usr/bin"},
+                               30.0)
+    runner = FakeRunner({(py, "-c"): answer, (sys.executable, "-c"): answer})
+    for ctx in (ProbeContext(run=runner, env={"PATH": "/usr/bin"}, target_python=py, timeout_s=10.0,
+                             inspection=started),
+                ProbeContext(run=runner, env={"PATH": "/bin"}, target_python=sys.executable, timeout_s=10.0,
+                             inspection=started),
+                ProbeContext(run=runner, env={"PATH": "/usr/bin"}, target_python=sys.executable, timeout_s=5.0,
+                             inspection=started)):
+        assert inspect_target(ctx).python.version == "3.11.7"
+    assert len(runner.calls) == 3
+    started.result()
