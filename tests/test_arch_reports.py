@@ -99,3 +99,22 @@ def test_kaggle_p100_with_a_cu128_torch_has_no_kernels() -> None:
     findings = [f for f in check_report(text, "kaggle").findings if f.code == "arch-unsupported"]
     assert findings and findings[0].severity is Severity.ERROR
     assert "sm_70" in findings[0].message
+
+
+def test_a_paddle_image_tag_names_paddles_cuda() -> None:
+    """case 336 (PaddlePaddle/PaddleOCR#9249): the image tag alone, and a GPU field that is only a model number."""
+    from envguard.reports import extract, parse_report
+
+    found = {(m.kind, m.value) for m in extract.messages_and_commands(
+        ["docker pull paddlepaddle/paddle:3.0.0-gpu-cuda11.8-cudnn8.9-trt8.6"], 0)}
+    assert {("package", "3.0.0"), ("paddle_cuda", "11.8")} <= found
+    # a bare tag is Paddle's only with its TensorRT suffix
+    assert not list(extract.messages_and_commands(["tag 1.2.3-gpu-cuda10.2-cudnn7"], 0))
+    text = "环境：\n使用dockerhub安装：镜像[2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0]\npaddleocr是2.6\nGPU:3090\n"
+    snapshot, _ = parse_report(text, "paddleocr")
+    paddle = snapshot.framework("paddle")
+    assert paddle is not None and (paddle.version, paddle.cuda) == ("2.4.2", "10.2")
+    assert [g.name for g in snapshot.gpu_list()] == ["3090"]
+    findings = [f for f in check_report(text, "paddleocr").findings if f.code == "arch-unsupported"]
+    assert [f.severity for f in findings] == [Severity.ERROR]
+    assert "CUDA 10.2 predates compute capability 8.x" in findings[0].message
