@@ -86,10 +86,10 @@ def test_gpu_names_are_found_by_the_example_products_of_an_arch_row() -> None:
     gpu = load_matrices().gpu_arch
     found = {n: (row.cc if (row := gpu.lookup_name(n)) else None)
              for n in ("Tesla P100", "P100", "Tesla P100-SXM2-16GB", "H100", "V100", "Jetson AGX Orin", "A10",
-                       "A1000", "Orin NX", "GeForce 820M")}
+                       "A1000", "Orin NX", "Quadro K4000")}
     assert found == {"Tesla P100": "6.0", "P100": "6.0", "Tesla P100-SXM2-16GB": "6.0", "H100": "9.0",
                      "V100": "7.0", "Jetson AGX Orin": "8.7", "A10": "8.6", "A1000": None, "Orin NX": None,
-                     "GeForce 820M": None}
+                     "Quadro K4000": None}
 
 
 def test_kaggle_p100_with_a_cu128_torch_has_no_kernels() -> None:
@@ -118,3 +118,19 @@ def test_a_paddle_image_tag_names_paddles_cuda() -> None:
     findings = [f for f in check_report(text, "paddleocr").findings if f.code == "arch-unsupported"]
     assert [f.severity for f in findings] == [Severity.ERROR]
     assert "CUDA 10.2 predates compute capability 8.x" in findings[0].message
+
+
+def test_a_fermi_gpu_has_no_kernels_in_a_build_made_with_cuda_9_or_later() -> None:
+    """gpu-arch.toml's Fermi rows: CUDA 9.0 removed sm_20/sm_21, so any build made with CUDA >= 9 lacks them."""
+    text = ("PyTorch version: 1.0.1\nCUDA used to build PyTorch: 9.0\n"
+            "GPU models and configuration: GPU 0: GeForce GT 630M\n")
+    findings = [f for f in check_report(text, "fermi").findings if f.code == "arch-unsupported"]
+    assert [f.severity for f in findings] == [Severity.ERROR]
+    assert "the last toolkit was 8.0" in findings[0].message
+    row = load_matrices().gpu_arch.lookup_name("GeForce 820M")
+    assert row is not None and row.cc == "2.1"
+
+
+def test_the_runtime_enum_name_alone_is_the_no_kernel_image_error() -> None:
+    text = "every CUDA operation fails with `cudaErrorNoKernelImageForDevice`; the same code works on a T4.\n"
+    assert _arch(text) == [Severity.ERROR]
