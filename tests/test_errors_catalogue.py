@@ -158,6 +158,15 @@ LINES: list[tuple[str, Expected]] = [
     # pytorch/pytorch#36315
     ('    PyTorch no longer supports this GPU because it is too old.',
      {'torch-gpu-too-old': {}}),
+    # case 304 (Kaggle/kaggle-cli#1151), and torch's own follow-up line
+    ('but the CUDA kernel fails immediately on any CUDA operation with `cudaErrorNoKernelImageForDevice`.',
+     {'cuda-no-kernel-image-enum': {}}),
+    ("Search for `cudaErrorNoKernelImageForDevice' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES"
+     ".html for more information.", {'cuda-no-kernel-image-enum': {}}),
+    # case 318 (artcc/freelingo#141): one line per CC the torch build was compiled for
+    ('- 7.5 which supports hardware CC >=7.5,<8.0', {'torch-built-cc-list': {}}),
+    # the Jetson Orin form of the same warning (torch 2.13 on Orin, quoted in a public Jetson setup guide)
+    ('- 8.0 which supports hardware CC >=8.0,<9.0 except {8.7}', {'torch-built-cc-list': {}}),
     # hvoss-tech/AutoForge#59
     (('Found GPU0 NVIDIA GeForce GTX 1060 6GB which is of compute capability (CC) 6.1. Your installed'
       ' torch==2.14.0+cu130 does not include kernels for this GPU.'),

@@ -159,8 +159,13 @@ def test_a_gpu_older_than_every_listed_architecture_has_no_kernels() -> None:
             "with Paddle installation with arch: 70 75 80 86 , it is recommended to install the corresponding wheel")
     older = check_report(line.format("Pascal"), "pascal").findings
     assert [(f.code, f.severity) for f in older] == [("arch-unsupported", Severity.ERROR)]
+    # Newer than every listed major: SASS does not run across majors, and Paddle's release builds add no PTX
+    # (cmake/cuda.cmake sets CUDA_ARCH_PTX only for a Manual arch build): no kernels either (case 215, Paddle#56908).
     newer = check_report(line.format("Hopper"), "hopper").findings
-    assert [(f.code, f.severity) for f in newer] == [("arch-unsupported", Severity.WARNING)]
+    assert [(f.code, f.severity) for f in newer] == [("arch-unsupported", Severity.ERROR)]
+    # A family some of whose GPUs run a listed arch (6.1 SASS runs on 6.1 and 6.2) stays a warning.
+    same_major = check_report(line.format("Pascal").replace("70 75 80 86", "61 70 75"), "pascal-61").findings
+    assert [(f.code, f.severity) for f in same_major] == [("arch-unsupported", Severity.WARNING)]
 
 
 def test_apt_pins_and_a_system_cuda_named_in_a_sentence() -> None:

@@ -84,7 +84,33 @@ class GpuArchMatrix:
         for rule in self.series:
             if rule.pattern.search(compact):
                 return GpuRow(name, rule.cc, False, rule.prov)
-        return None
+        return self._by_example(name, key)
+
+    def _by_example(self, name: str, key: str) -> GpuRow | None:
+        """The [[arch]] row one of whose example products the name contains as whole words, vendor words aside
+        ("Tesla P100" and "P100-SXM2" hold "Tesla P100", "H100 80GB" holds "H100"); None when none or several
+        capabilities match. An example is only a model number or several words ("Jetson Nano"), never one bare word."""
+        words = _model_words(key)
+        ccs: dict[str, ArchRow] = {}
+        for row in self.archs:
+            for example in row.examples:
+                want = _model_words(norm_gpu(example))
+                if not want or "xx" in example.lower() or (len(want) == 1 and not re.search(r"\d", want[0])):
+                    continue
+                if any(words[i:i + len(want)] == want for i in range(len(words) - len(want) + 1)):
+                    ccs[row.cc] = row
+        if len(ccs) != 1:
+            return None
+        row = next(iter(ccs.values()))
+        return GpuRow(name, row.cc, None, row.prov)
+
+
+#: Words that name the vendor or brand rather than the product.
+_VENDOR_WORDS = frozenset({"nvidia", "geforce", "tesla"})
+
+
+def _model_words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in _VENDOR_WORDS]
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuArchMatrix:

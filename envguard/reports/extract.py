@@ -46,7 +46,7 @@ _KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-
 _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
-                        r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti)\b", re.IGNORECASE)
+                        r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti|[1-5]0[5-9]0)\b", re.IGNORECASE)
 _NOT_A_VALUE = ("n/a", "none", "could not collect", "unknown", "-", "", "no", "na", "not installed")
 
 
@@ -281,6 +281,9 @@ _ENV_KINDS = {
 _IMG_PYTORCH = re.compile(r"\bpytorch/pytorch:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-cuda(\d{1,2}\.\d{1,2})-cudnn(\d{1,2})")
 _IMG_CUDA = re.compile(r"\bnvidia/cuda:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-(?:cudnn(\d{1,2})-)?(?:base|runtime|devel)")
 _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(-gpu)?")
+#: Paddle's images: paddlepaddle/paddle:2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0 (PaddleX install docs, Paddle's Docker
+#: list); the bare tag is taken only with its TensorRT suffix, the shape of Paddle's release tags.
+_IMG_PADDLE = re.compile(r"(paddle:|(?<![\w.:/-]))(\d\.\d{1,2}\.\d{1,2})-gpu-cuda(\d{1,2}\.\d)-cudnn\d{1,2}(?:\.\d{1,2})?(-trt\d{1,2}(?:\.\d{1,2})?)?")
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
 _JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?\W{0,6}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
                      r"(?:\.\d)?)")
@@ -378,6 +381,11 @@ def _images(line: str, n: int) -> Iterator[Mention]:
                       "tensorflow")
         if m.group(2):
             yield Mention("tf_gpu_image", m.group(1), n, MESSAGE, "image tag")
+    for m in _IMG_PADDLE.finditer(line):
+        if m.group(1) or m.group(4):
+            yield Mention("package", m.group(2), n, MESSAGE, f"image tag {m.group(0).removeprefix('paddle:')}",
+                          "paddlepaddle-gpu")
+            yield Mention("paddle_cuda", m.group(3), n, MESSAGE, "image tag")
     for m in _IMG_NGC.finditer(line):
         yield Mention("ngc", f"{m.group(1)}:{m.group(2)}", n, MESSAGE, f"image nvcr.io/nvidia/{m.group(1)}")
 

@@ -276,6 +276,10 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
         elif build.name == "paddle":
             listed = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
             post = re.search(r"\.post(\d)(\d{1,2})$", build.version)
+            image_cuda = r.get("paddle_cuda")
+            if image_cuda is not None and build.cuda is None:
+                # A Paddle image tag (2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0) names the CUDA its Paddle was built with.
+                build = replace(build, cuda=image_cuda.value, accelerator="cuda")
             if post is not None and build.cuda is None:
                 # Paddle's own naming: 2.4.2.post117 is the CUDA 11.7 build, post102 CUDA 10.2, post90 CUDA 9.0
                 # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).

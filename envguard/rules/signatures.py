@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
+from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import driver_evidence
 from envguard.snapshot import Snapshot, Unavailable
 
@@ -30,7 +31,8 @@ class SignatureRule:
         if not snapshot.observed_errors:
             return
         seen: set[str] = set()
-        for match in matrices.errors.match(snapshot.observed_errors):
+        matches = matrices.errors.match(snapshot.observed_errors)
+        for match in matches:
             sig = match.signature
             if sig.id in seen or sig.code == NOT_ENVIRONMENT:
                 continue
@@ -39,12 +41,12 @@ class SignatureRule:
             severity = Severity.parse(sig.severity)
             evidence = [Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}")]
             machine = _gpu_machine(snapshot)
-            older = _older_than_every_arch(match, snapshot, matrices) if sig.code == "arch-unsupported" else None
-            if older is not None and severity is Severity.WARNING:
-                # PTX compiled for an architecture only JIT-compiles for that one and newer GPUs: a GPU older than
-                # every architecture the build lists has no kernels at all.
+            unusable = no_kernels(match, matches, snapshot, matrices) if sig.code == ARCH_CODE else None
+            if unusable is not None and severity is Severity.WARNING:
+                # The architectures the report's messages list are all unusable on this GPU (SASS runs on its own
+                # major only, PTX JIT-compiles forward only): the build has no kernels for it at all.
                 severity = Severity.ERROR
-                evidence.append(older)
+                evidence.append(unusable)
             elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
@@ -55,27 +57,6 @@ class SignatureRule:
                 f"The report shows \"{line}\": {sig.cause}",
                 tuple(evidence), sig.check, sig.prov.source, SUBJECT,
             )
-
-
-def _older_than_every_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
-    """Evidence that the GPU (named by the message's architecture family, or the report's GPUs) is older than
-    every architecture in the message's list ("arch: 70 75 80 86"); None when that is not shown."""
-    listed = [int(a) for a in match.groups.get("archs", "").split() if a.isdigit()]
-    if not listed:
-        return None
-    family = match.groups.get("family", "").lower()
-    ccs = [a.cc for a in matrices.gpu_arch.archs if family and a.family.lower().startswith(family)]
-    where = f"errors.toml {match.signature.id}: {family} family (gpu-arch.toml)"
-    if not ccs:
-        ccs = [g.compute_capability for g in snapshot.gpu_list() if g.compute_capability]
-        where = "the report's GPUs"
-    if not ccs:
-        return None
-    newest = max(int(cc.replace(".", "")) for cc in ccs)
-    if newest >= min(listed):
-        return None
-    return Evidence("GPU architecture", f"compute capability <= {newest // 10}.{newest % 10}, older than every listed "
-                    f"architecture ({' '.join(str(a) for a in listed)})", where)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
@@ -110,7 +91,13 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
         if twin is None:
             out.append(finding)
         else:
-            out[twin] = dataclasses.replace(out[twin], evidence=out[twin].evidence + finding.evidence)
+            # NOTE: two messages of one code are one finding with the stronger severity ("Found GPU0 ... capability
+            # 2.1" is a warning, "PyTorch no longer supports this GPU because it is too old" on the next line an
+            # error): the order of the lines must not decide it.
+            host = out[twin]
+            if host.subject == SUBJECT and finding.severity > host.severity:
+                host = dataclasses.replace(finding, evidence=host.evidence)
+            out[twin] = dataclasses.replace(host, evidence=host.evidence + finding.evidence)
     return out
 
 
