@@ -30,6 +30,7 @@ BUILT_WITHOUT_CUDA = "built_without_cuda"  #: key: framework; the framework said
 CONDA_VARIANT = "conda_variant"  #: key: framework; value "cpu" or the CUDA "12.0" of a conda build string
 CUDA_REQUEST = "cuda_request"  #: key: framework or ""; value: what asked for a CUDA build
 CPU_CLAIM = "cpu_claim"  #: key: framework; value: the sentence's words
+CONDA_TORCH_REQUEST = "conda_torch_request"  #: key "torch"; value "1.9.0|11.3" (pytorch=, cudatoolkit=)
 GPU_PRESENT = "gpu_present"  #: value: what shows a usable NVIDIA GPU on the machine (a machine fact)
 
 _FRAMEWORK_OF = {"pytorch": "torch", "torch": "torch", "tensorflow": "tensorflow", "tensorflow-base": "tensorflow",
@@ -81,6 +82,10 @@ _CONDA_CMD = re.compile(r"\b(?:conda|mamba|micromamba)\s{1,4}(?:install|create)\
 _CONDA_CUDA_SPEC = re.compile(r"(?<![\w-])(cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|cuda-runtime)"
                               r"(?:\s{0,2}[=<>]{1,2}\s{0,2}([\d.*]{1,12}))?(?![\w-])"
                               r"|(?<![\w-])(jaxlib|pytorch|tensorflow)=[\w.*]{0,20}=\*?cuda\*?")
+_CONDA_PYTORCH = re.compile(r"(?<![\w-])pytorch\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
+_CONDA_TOOLKIT = re.compile(r"(?<![\w-])(?:cudatoolkit|pytorch-cuda)\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2})")
+#: The pytorch channel itself (its builds are the ones torch.toml's conda_channel rows describe).
+_PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-])pytorch::pytorch")
 _CONDA_FRAMEWORK = re.compile(r"(?<![\w-])(pytorch|jaxlib|jax|tensorflow(?:-gpu)?|paddlepaddle(?:-gpu)?)(?![\w-])")
 
 # ---- sentences ---------------------------------------------------------------------------------------
@@ -195,6 +200,10 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
             framework = _CONDA_FRAMEWORK.search(args)
             key = _FRAMEWORK_OF.get(normalize_name(framework.group(1)), "") if framework else ""
             yield Mention(CUDA_REQUEST, spec.group(0).strip(), n, MESSAGE, "conda install", key)
+        torch, toolkit = _CONDA_PYTORCH.search(args), _CONDA_TOOLKIT.search(args)
+        if torch and toolkit and _PYTORCH_CHANNEL.search(args):
+            yield Mention(CONDA_TORCH_REQUEST, f"{torch.group(1)}|{toolkit.group(1)}", n, MESSAGE,
+                          f"conda install pytorch={torch.group(1)} {toolkit.group(0)}", "torch")
 
 
 def _sentences(line: str, n: int) -> Iterator[Mention]:

@@ -22,7 +22,14 @@ from dataclasses import replace
 from packaging.version import InvalidVersion, Version
 
 from envguard.knowledge import Matrices
-from envguard.reports.extract_builds import BUILT_WITHOUT_CUDA, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT
+from envguard.reports.extract_builds import (
+    BUILT_WITHOUT_CUDA,
+    CONDA_TORCH_REQUEST,
+    CONDA_VARIANT,
+    CPU_CLAIM,
+    CUDA_REQUEST,
+    GPU_PRESENT,
+)
 from envguard.reports.mentions import Mention
 from envguard.snapshot import FrameworkBuild, normalize_name
 
@@ -33,7 +40,7 @@ JAX_PLATFORMS_SOURCE = "https://docs.jax.dev/en/latest/installation.html"
 #: tensorflow-gpu) for both Linux and Windows."
 TF_21_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0"
 #: Kinds whose differing values are several facts, not a contradiction (two CUDA requests, two sentences).
-UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT)
+UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT)
 _DISTRIBUTION = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib", "paddle": "paddlepaddle"}
 
 
@@ -98,6 +105,8 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
         build = replace(build, accelerator="cpu", cuda=None,
                         source=f"{_join(build.source)}{request.value} asked for on native Windows, where JAX has no CUDA "
                                f"builds ({JAX_PLATFORMS_SOURCE})")
+    elif (unbuilt := _no_conda_build(build, mentions, matrices)) is not None:
+        build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{unbuilt}")
     elif claim is not None and _claim_applies(build, mentions):
         build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{claim.source} {claim.value!r}")
     if build.accelerator != "cpu":
@@ -108,6 +117,28 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
         what = f"a CUDA {intent.value} build" if intent.kind == CONDA_VARIANT else intent.value
         build = replace(build, gpu_intent=f"{what} ({intent.source})")
     return build
+
+
+def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Matrices | None) -> str | None:
+    """Why a conda request of pytorch=V with cudatoolkit=C installs the CPU build: the pytorch channel has no V
+    build for C, and its CPU build does not depend on cudatoolkit, so the solver takes that one."""
+    request = _best(mentions, CONDA_TORCH_REQUEST, "torch")
+    if build.name != "torch" or request is None or matrices is None or not _claim_applies(build, mentions):
+        return None
+    wanted, _, toolkit = request.value.partition("|")
+    builds = matrices.torch.conda_builds(wanted)
+    if builds is None or toolkit in builds.cuda or series_of(wanted) != series_of(build.version):
+        return None
+    return (f"{request.source}: the pytorch channel has no {wanted} build for CUDA {toolkit} (its builds: CUDA "
+            f"{', '.join(builds.cuda)}; {builds.prov.source}), so conda installs the CPU build")
+
+
+def series_of(text: str) -> str:
+    try:
+        v = Version(text.split("+")[0])
+    except InvalidVersion:
+        return text
+    return f"{v.major}.{v.minor}"
 
 
 def _claim_applies(build: FrameworkBuild, mentions: list[Mention]) -> bool:
