@@ -45,8 +45,8 @@ _BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\
 #: The call alone on its line (the REPL prompt was cut by ``normalize_report``), its answer on the next line.
 _CALL_LINE = re.compile(rf"^\s{{0,8}}(?:In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?{_BUILT_CALL}\)?\s{{0,4}}$")
 #: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
-_CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|outputs?|is|"
-                          rf"->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
+_CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|"
+                          rf"outputs?|is|->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
 _ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
 _TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:In \[\d{1,5}\]:\s{0,4})?print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
 _ANSWER_NONE = re.compile(r"^\s{0,8}None\s*$")
@@ -94,22 +94,22 @@ _FW = r"(?:py)?torch|tensorflow|jaxlib|jax|paddle(?:paddle)?"
 _CPU_WORD = r"cpu[- ]?only|cpu"
 _NOUN = r"(?:version|build|wheel|variant|package|binary|edition)"
 #: "the CPU version of torch", "CPU-only torch", "a CPU-only build of PyTorch"
-_CLAIM_BEFORE = re.compile(rf"\b(?:{_CPU_WORD})\s{{0,2}}(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b",
-                           re.IGNORECASE)
+_CLAIM_BEFORE = re.compile(rf"\b(?:{_CPU_WORD})\s{{0,2}}(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?"
+                           rf"({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
-_CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b",
-                          re.IGNORECASE)
+_CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
 #: A verb that states what the install did, before the claim.
-_FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|ended up|end up|"
-                        r"fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|picked|chose|selected|"
-                        r"is|was|it's|gives|gave)\b", re.IGNORECASE)
+_FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|"
+                        r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|picked|"
+                        r"chose|selected|is|was|it's|gives|gave)\b", re.IGNORECASE)
 #: A sentence that wishes, conditions or instructs states nothing about the install.
 _CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
                           r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.IGNORECASE)
 #: "I installed CUDA 11.8", "I have managed to install CUDA 11.8 and cudnn 8.6", "installed CUDA toolkit 12.1"
-_INSTALLED_CUDA = re.compile(r"\b(?:install(?:ed)?|have)\s{1,2}(?:the\s{1,2})?(?:NVIDIA\s{1,2})?CUDA(?:\s{1,2}toolkit)?\s{0,2}v?"
-                             r"(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
+_INSTALLED_CUDA = re.compile(r"\b(?:install(?:ed)?|have)\s{1,2}(?:the\s{1,2})?(?:NVIDIA\s{1,2})?CUDA"
+                             r"(?:\s{1,2}toolkit)?\s{0,2}v?(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
 _INSTALL_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|need|needs|required|"
                             r"requires|recommend(?:ed|s)?|supports?|supported|try|trying|tried|please|must)\b|n't\b|\bnot\b",
                             re.IGNORECASE)
@@ -217,7 +217,8 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
                 if found is None:
                     continue
                 before = sentence[max(0, found.start() - 80):found.start()]
-                if _FACT_VERB.search(before) and not _NEGATION.search(sentence[max(0, found.start() - 16):found.start()]):
+                negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
+                if _FACT_VERB.search(before) and not negated:
                     yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", _FRAMEWORK_OF[found.group(1).lower()])
                     break
         if "cuda" in lowered:

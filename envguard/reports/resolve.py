@@ -64,7 +64,8 @@ class Resolved:
         found = sorted(found, key=lambda m: (-m.tier, m.line))
         best = found[0]
         rival = next((m for m in found[1:] if _comparable(m.value) != _comparable(best.value)), None)
-        if rival is not None and rival.tier >= PROSE and best.kind not in ("requested", "requested_variant", *variants.UNNOTED_KINDS):
+        unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS)
+        if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
                               f"({rival.source}); kept {best.value!r}"
                               + (" (the stronger source)" if best.tier > rival.tier else " (the first)"))

@@ -55,7 +55,7 @@ def _best(mentions: Iterable[Mention], kind: str, key: str | None = None) -> Men
 
 def _at_least(text: str, floor: str) -> bool:
     try:
-        return Version(text.split("+")[0]) >= Version(floor)
+        return Version(text.split("+", maxsplit=1)[0]) >= Version(floor)
     except InvalidVersion:
         return False
 
@@ -93,8 +93,9 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
             and matrices is not None):
         release = matrices.tensorflow.release(build.version)
         if release is not None and release.windows_native_gpu:
-            build = replace(build, accelerator="cuda", source=f"{_join(build.source)}the tensorflow package {release.version} "
-                            f"includes GPU support on native Windows ({TF_21_SOURCE})")
+            build = replace(build, accelerator="cuda",
+                            source=f"{_join(build.source)}the tensorflow package {release.version} includes GPU "
+                                   f"support on native Windows ({TF_21_SOURCE})")
     request = _best(mentions, CUDA_REQUEST, name) or _best(mentions, CUDA_REQUEST, "")
     itself = _best(mentions, BUILT_WITHOUT_CUDA, name)
     claim = _best(mentions, CPU_CLAIM, name)
@@ -103,12 +104,13 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
                         source=f"{_join(build.source)}{itself.source} {itself.value!r}: not built with CUDA")
     elif name == "jax" and system == "win32" and request is not None and request.value.startswith("jax["):
         build = replace(build, accelerator="cpu", cuda=None,
-                        source=f"{_join(build.source)}{request.value} asked for on native Windows, where JAX has no CUDA "
-                               f"builds ({JAX_PLATFORMS_SOURCE})")
+                        source=f"{_join(build.source)}{request.value} asked for on native Windows, where JAX has "
+                               f"no CUDA builds ({JAX_PLATFORMS_SOURCE})")
     elif (unbuilt := _no_conda_build(build, mentions, matrices)) is not None:
         build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{unbuilt}")
     elif claim is not None and _claim_applies(build, mentions):
-        build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{claim.source} {claim.value!r}")
+        build = replace(build, accelerator="cpu", cuda=None,
+                        source=f"{_join(build.source)}{claim.source} {claim.value!r}")
     if build.accelerator != "cpu":
         return build
     intent = request or (conda if conda is not None and conda.value != "cpu" else None) \
@@ -135,7 +137,7 @@ def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Ma
 
 def series_of(text: str) -> str:
     try:
-        v = Version(text.split("+")[0])
+        v = Version(text.split("+", maxsplit=1)[0])
     except InvalidVersion:
         return text
     return f"{v.major}.{v.minor}"

@@ -260,7 +260,9 @@ def runtime_file(family: str, cuda: Version, system: str) -> str:
     if family != "cudart":
         return f"lib{family}.so.{cuda.major}" if system != "windows" else f"{family}64_{cuda.major}.dll"
     if cuda.major < MINOR_VERSIONED_RUNTIME_BEFORE:
-        return f"libcudart.so.{cuda.major}.{cuda.minor}" if system != "windows" else f"cudart64_{cuda.major}{cuda.minor}.dll"
+        if system == "windows":
+            return f"cudart64_{cuda.major}{cuda.minor}.dll"
+        return f"libcudart.so.{cuda.major}.{cuda.minor}"
     if cuda.major == MINOR_VERSIONED_RUNTIME_BEFORE:
         return "libcudart.so.11.0" if system != "windows" else "cudart64_110.dll"
     return f"libcudart.so.{cuda.major}" if system != "windows" else f"cudart64_{cuda.major}.dll"
