@@ -101,8 +101,8 @@ _CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
                           rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
 #: A verb that states what the install did, before the claim.
 _FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|"
-                        r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|picked|"
-                        r"chose|selected|is|was|it's|gives|gave)\b", re.IGNORECASE)
+                        r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|"
+                        r"picked|chose|selected|is|was|it's|gives|gave)\b", re.IGNORECASE)
 #: A sentence that wishes, conditions or instructs states nothing about the install.
 _CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
                           r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
