@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW, _SENTENCE
+from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import normalize_name
 
@@ -43,12 +43,12 @@ _BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\
                r"paddle\.(?:device\.)?is_compiled_with_cuda|fluid\.(?:core\.)?is_compiled_with_cuda|"
                r"torch\.backends\.cuda\.is_built)\(\)")
 #: The call alone on its line (the REPL prompt was cut by ``normalize_report``), its answer on the next line.
-_CALL_LINE = re.compile(rf"^\s{{0,8}}(?:In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?{_BUILT_CALL}\)?\s{{0,4}}$")
+_CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?{_BUILT_CALL}\)?\s{{0,4}}$")
 #: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
 _CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|"
                           rf"outputs?|is|->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
 _ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
-_TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:In \[\d{1,5}\]:\s{0,4})?print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
+_TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
 _ANSWER_NONE = re.compile(r"^\s{0,8}None\s*$")
 
 
@@ -89,6 +89,9 @@ _PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-
 _CONDA_FRAMEWORK = re.compile(r"(?<![\w-])(pytorch|jaxlib|jax|tensorflow(?:-gpu)?|paddlepaddle(?:-gpu)?)(?![\w-])")
 
 # ---- sentences ---------------------------------------------------------------------------------------
+
+#: Where a sentence ends: punctuation, then a space (a version's "11.8" or a file's "a.whl" does not end one).
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s{1,8}")
 
 _FW = r"(?:py)?torch|tensorflow|jaxlib|jax|paddle(?:paddle)?"
 _CPU_WORD = r"cpu[- ]?only|cpu"
@@ -207,9 +210,10 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
 
 
 def _sentences(line: str, n: int) -> Iterator[Mention]:
-    if "cpu" not in line.lower() and "cuda" not in line.lower():
+    if len(line) > 2000 or ("cpu" not in line.lower() and "cuda" not in line.lower()):
         return
-    for sentence in _SENTENCE.findall(line):
+    for sentence in _SENTENCE_END.split(line):
+        sentence = sentence[:400]
         lowered = sentence.lower()
         if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
