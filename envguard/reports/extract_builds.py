@@ -43,12 +43,14 @@ _BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\
                r"paddle\.(?:device\.)?is_compiled_with_cuda|fluid\.(?:core\.)?is_compiled_with_cuda|"
                r"torch\.backends\.cuda\.is_built)\(\)")
 #: The call alone on its line (the REPL prompt was cut by ``normalize_report``), its answer on the next line.
-_CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?{_BUILT_CALL}\)?\s{{0,4}}$")
+_CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?"
+                        rf"{_BUILT_CALL}\)?\s{{0,4}}$")
 #: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
 _CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|"
                           rf"outputs?|is|->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
 _ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
-_TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
+_TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?"
+                              r"print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
 _ANSWER_NONE = re.compile(r"^\s{0,8}None\s*$")
 
 
@@ -212,8 +214,8 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
 def _sentences(line: str, n: int) -> Iterator[Mention]:
     if len(line) > 2000 or ("cpu" not in line.lower() and "cuda" not in line.lower()):
         return
-    for sentence in _SENTENCE_END.split(line):
-        sentence = sentence[:400]
+    for piece in _SENTENCE_END.split(line):
+        sentence = piece[:400]
         lowered = sentence.lower()
         if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
