@@ -203,6 +203,9 @@ class FrameworkBuild:
     source: str = "metadata"
     #: Set by ``--deep``: the framework's own report when imported (or why that failed).
     runtime: RuntimeReport | Unavailable | None = None
+    #: Report mode: what shows this build was meant for an NVIDIA GPU when the report lists none (a CUDA build
+    #: asked for, "cudatoolkit=11.3 (report line 3)"; a GPU working elsewhere on the machine); None otherwise.
+    gpu_intent: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

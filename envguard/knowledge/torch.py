@@ -106,11 +106,26 @@ class TorchRelease:
 
 
 @dataclass(frozen=True, slots=True)
+class CondaBuilds:
+    """The CUDA versions the pytorch conda channel published builds of one series for."""
+
+    version: str
+    cuda: tuple[str, ...]
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
 class TorchMatrix:
     """torch releases, newest first."""
 
     meta: MatrixMeta
     releases: tuple[TorchRelease, ...]
+    #: The pytorch conda channel's CUDA builds per series (only the series read).
+    conda: tuple[CondaBuilds, ...] = ()
+
+    def conda_builds(self, version: str) -> CondaBuilds | None:
+        """The pytorch channel's CUDA builds of the series "1.9.0" belongs to; None when not recorded."""
+        return series_lookup(self.conda, version)
 
     def release(self, version: str) -> TorchRelease | None:
         """The minor series a version ("2.5.1+cu124") belongs to."""
@@ -122,7 +137,7 @@ class TorchMatrix:
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix:
-    col.keys(data, META_KEYS | {"release"}, "header")
+    col.keys(data, META_KEYS | {"release", "conda_channel"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "python", "compile_python", "pypi_default", "torchvision", "torchaudio", "variant"}
@@ -159,7 +174,18 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
             tuple(variants), col.prov(row, where), col.optional_specifier(row, "compile_python", where),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
-    return TorchMatrix(meta, tuple(releases))
+    return TorchMatrix(meta, tuple(releases), _conda(data, col))
+
+
+def _conda(data: Mapping[str, Any], col: Collector) -> tuple[CondaBuilds, ...]:
+    out = []
+    for where, row in col.rows(data, "conda_channel"):
+        col.keys(row, {"series", "cuda"} | PROV_KEYS, where)
+        series = col.string(row, "series", where, required=True)
+        if series is not None:
+            out.append(CondaBuilds(series, col.strings(row, "cuda", where), col.prov(row, where)))
+    check_unique([c.version for c in out], col, "conda_channel", "series")
+    return tuple(out)
 
 
 def _platforms(vrow: Mapping[str, Any], vwhere: str, tag: str, col: Collector) -> tuple[PlatformArch, ...]:

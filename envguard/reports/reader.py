@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import extract
+from envguard.reports import extract, extract_builds
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -27,7 +27,7 @@ __all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_rep
 MAX_REPORT_CHARS = 4 << 20
 #: Facts of the machine rather than of one software environment (shared between the parts of a report).
 MACHINE_KINDS = frozenset({"gpu", "gpu_cc", "driver", "driver_cuda", "kernel_module", "driver_package", "os",
-                           "platform", "libc", "jetpack", "l4t"})
+                           "platform", "libc", "jetpack", "l4t", "gpu_present"})
 #: Error lines kept in a snapshot (the catalogue sees every line; only matching ones are kept).
 MAX_ERROR_LINES = 200
 
@@ -71,7 +71,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose):
+                      extract.prose, extract_builds.build_facts):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

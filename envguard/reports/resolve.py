@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
+from envguard.reports import variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
@@ -63,7 +64,8 @@ class Resolved:
         found = sorted(found, key=lambda m: (-m.tier, m.line))
         best = found[0]
         rival = next((m for m in found[1:] if _comparable(m.value) != _comparable(best.value)), None)
-        if rival is not None and rival.tier >= PROSE and best.kind not in ("requested", "requested_variant"):
+        unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS)
+        if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
                               f"({rival.source}); kept {best.value!r}"
                               + (" (the stronger source)" if best.tier > rival.tier else " (the first)"))
@@ -289,7 +291,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if cpu_listed else None)
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
         out.append(build)
-    return tuple(out)
+    return variants.adjust(r.mentions, tuple(out), system, gpu_seen, matrices)
 
 
 def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:

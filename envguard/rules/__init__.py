@@ -9,6 +9,7 @@ from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
+from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
@@ -27,6 +28,7 @@ ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
     ArchRule(),
     CpuOnlyRule(),
+    ReportedCpuBuildRule(),
     PlatformRule(),
     PythonRule(),
     CompanionRule(),

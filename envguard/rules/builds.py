@@ -45,11 +45,12 @@ class CpuOnlyRule:
             return
         system = system_of(snapshot)
         for build in snapshot.frameworks:
-            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu":
-                continue
+            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu" or build.version == "?":
+                continue  # version "?": a build a report names without its version (ReportedCpuBuildRule)
             if build.name == "tensorflow" and system == "windows":
                 continue  # platform-unsupported says it better: no TF GPU build exists there
-            why = {"torch": "its version ends in +cpu / torch.version.cuda is None",
+            why = {"torch": "its version ends in +cpu / torch.version.cuda is None" if "+cpu" in build.version
+                   or not snapshot.from_report else "the report shows it",
                    "tensorflow": f"{build.distribution} has no CUDA support",
                    "jax": "no jax-cuda plugin is installed"}.get(build.name, "it is a CPU build")
             fix = _CPU_FIX[build.name]

@@ -6,6 +6,8 @@ import os
 import re
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import (
@@ -179,9 +181,12 @@ class SystemLibrariesRule:
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """Yield cuda-libs-missing / cudnn-mismatch findings for TensorFlow."""
         tf = snapshot.framework("tensorflow")
-        if tf is None or tf.accelerator != "cuda" or system_of(snapshot) != "linux":
+        if tf is None or tf.accelerator != "cuda":
             return
         release = matrices.tensorflow.release(tf.version)
+        system = system_of(snapshot)
+        if system != "linux" and not (system == "windows" and release is not None and release.windows_native_gpu):
+            return
         cuda = tf.cuda or (release.cuda if release else None)
         cudnn = tf.cudnn or (release.cudnn if release else None)
         if release is not None and release.cudnn and cudnn and "." not in cudnn \
@@ -201,20 +206,24 @@ class SystemLibrariesRule:
                 # the system CUDA toolkit: then the CUDA runtime it provides is that toolkit's major.
                 toolkits = snapshot.toolkit_list()
                 if family != "cudart" or not toolkits or any(
-                        (tv := version(tk.version)) is not None and tv.major == nv.major for tk in toolkits):
+                        (tv := version(tk.version)) is not None and same_cuda_runtime(tv, nv) for tk in toolkits):
                     continue
             if not matching:
                 found = sorted({lib.soname for lib in libs if lib.name == family})
                 yield Finding(
                     "cuda-libs-missing", Severity.ERROR,
                     f"TensorFlow {tf.version} loads the {label} {needed} libraries at run time, but no "
-                    f"lib{family}.so.{nv.major}{'.0' if family == 'cudart' and nv.major == 11 else ''} is on the "
-                    "loader path, so it will skip the GPU.",
+                    f"{runtime_file(family, nv, system)} is on the loader path"
+                    + (f" (the CUDA toolkit the report names, {snapshot.toolkit_list()[0].version}, provides "
+                       f"{runtime_file(family, version(snapshot.toolkit_list()[0].version) or nv, system)})"
+                       if family == "cudart" and snapshot.toolkit_list() and not libs else "")
+                    + ", so it will skip the GPU.",
                     (build_evidence(tf), ev(f"{label} needed", needed, tf.source),
                      ev(f"lib{family} found", ", ".join(found) or "none", "ldconfig, LD_LIBRARY_PATH, wheels")),
                     "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
                     if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
-                    f"install CUDA {needed} and cuDNN {cudnn} and put their lib64 folders on LD_LIBRARY_PATH",
+                    f"install CUDA {needed} and cuDNN {cudnn} and put their "
+                    + ("bin folders on PATH" if system == "windows" else "lib64 folders on LD_LIBRARY_PATH"),
                     release.prov.source if release else None, "tensorflow",
                 )
             elif family == "cudnn" and needed and "." in needed:
@@ -230,6 +239,33 @@ class SystemLibrariesRule:
                         f"'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
                         release.prov.source if release else None, "tensorflow",
                     )
+
+
+#: Before CUDA 11 the runtime's soname / DLL carries the minor (libcudart.so.10.1, cudart64_101.dll): a build for
+#: 10.1 cannot load 10.2's. From CUDA 11 a major shares one (libcudart.so.11.0, cudart64_110.dll; libcudart.so.12)
+#: (https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html ;
+#: https://github.com/tensorflow/tensorflow/pull/43716: "libcudart soname in CUDA 11.x is versioned as 11.0").
+MINOR_VERSIONED_RUNTIME_BEFORE = 11
+
+
+def same_cuda_runtime(have: Version, needed: Version) -> bool:
+    """Whether a CUDA toolkit ``have`` provides the runtime library a build for ``needed`` loads."""
+    if have.major != needed.major:
+        return False
+    return needed.major >= MINOR_VERSIONED_RUNTIME_BEFORE or have.minor == needed.minor
+
+
+def runtime_file(family: str, cuda: Version, system: str) -> str:
+    """The library file a build for CUDA ``cuda`` loads: libcudart.so.10.1 / cudart64_101.dll / libcudart.so.11.0."""
+    if family != "cudart":
+        return f"lib{family}.so.{cuda.major}" if system != "windows" else f"{family}64_{cuda.major}.dll"
+    if cuda.major < MINOR_VERSIONED_RUNTIME_BEFORE:
+        if system == "windows":
+            return f"cudart64_{cuda.major}{cuda.minor}.dll"
+        return f"libcudart.so.{cuda.major}.{cuda.minor}"
+    if cuda.major == MINOR_VERSIONED_RUNTIME_BEFORE:
+        return "libcudart.so.11.0" if system != "windows" else "cudart64_110.dll"
+    return f"libcudart.so.{cuda.major}" if system != "windows" else f"cudart64_{cuda.major}.dll"
 
 
 class MixedWheelsRule:

@@ -1,0 +1,249 @@
+"""Extractors for what a report says about a framework's *build*: CPU or CUDA, asked for or got.
+
+Shapes (each one of text people paste, each yielding typed mentions; ``resolve`` and ``variants`` decide):
+
+- an interpreter session asking the framework itself: ``tf.test.is_built_with_cuda()`` / ``False``,
+  ``paddle.device.is_compiled_with_cuda()`` / ``False``, ``print(torch.version.cuda)`` / ``None``;
+- conda build strings of tensorflow, jaxlib, pytorch and paddle rows (``cuda120py311h5cbd639_1``, ``cpu_py311h…``);
+- a CUDA build asked for: ``pip install "jax[cuda12_pip]"``, pip's ``Collecting jax[cuda12]``,
+  ``tensorflow[and-cuda]``, a conda command with ``cudatoolkit=11.3`` / ``pytorch-cuda=12.1`` / ``cuda-nvcc``;
+- a sentence stating the installed build is the CPU one ("resulted in the CPU version of torch",
+  "obtained Pytorch with cpuonly"), or the system CUDA the user installed ("I installed CUDA 11.8");
+- machine facts: a Windows prompt (``C:\\Users\\me>``), any wheel file name's platform tag, a report saying
+  a GPU works elsewhere on the same machine (collect_env ``Is CUDA available: Yes``), JAX's bug form
+  ("Which accelerator(s) are you using?" → ``GPU``).
+
+Every pattern is anchored or bounded (linear time), run on lines cut to ``segment.MAX_LINE_CHARS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW
+from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.snapshot import normalize_name
+
+#: Mention kinds this module adds (read by ``reports.variants``).
+BUILT_WITHOUT_CUDA = "built_without_cuda"  #: key: framework; the framework said it has no CUDA
+CONDA_VARIANT = "conda_variant"  #: key: framework; value "cpu" or the CUDA "12.0" of a conda build string
+CUDA_REQUEST = "cuda_request"  #: key: framework or ""; value: what asked for a CUDA build
+CPU_CLAIM = "cpu_claim"  #: key: framework; value: the sentence's words
+CONDA_TORCH_REQUEST = "conda_torch_request"  #: key "torch"; value "1.9.0|11.3" (pytorch=, cudatoolkit=)
+GPU_PRESENT = "gpu_present"  #: value: what shows a usable NVIDIA GPU on the machine (a machine fact)
+
+_FRAMEWORK_OF = {"pytorch": "torch", "torch": "torch", "tensorflow": "tensorflow", "tensorflow-base": "tensorflow",
+                 "tensorflow-gpu": "tensorflow", "tf": "tensorflow", "jaxlib": "jax", "jax": "jax",
+                 "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle", "paddle": "paddle"}
+
+# ---- the framework asked about itself --------------------------------------------------------------
+
+_BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\.is_built_with_cuda|"
+               r"paddle\.(?:device\.)?is_compiled_with_cuda|fluid\.(?:core\.)?is_compiled_with_cuda|"
+               r"torch\.backends\.cuda\.is_built)\(\)")
+#: The call alone on its line (the REPL prompt was cut by ``normalize_report``), its answer on the next line.
+_CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?"
+                        rf"{_BUILT_CALL}\)?\s{{0,4}}$")
+#: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
+_CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|"
+                          rf"outputs?|is|->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
+_ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
+_TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?"
+                              r"print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
+_ANSWER_NONE = re.compile(r"^\s{0,8}None\s*$")
+
+
+def _framework_of_call(call: str) -> str:
+    return "torch" if call.startswith("torch") else ("paddle" if call.startswith(("paddle", "fluid")) else "tensorflow")
+
+
+def _next_answer(lines: list[str], i: int) -> tuple[int, str] | None:
+    """(index, text) of the first non-blank line within two lines after ``i``."""
+    for j in range(i + 1, min(i + 3, len(lines))):
+        if lines[j].strip():
+            return j, lines[j]
+    return None
+
+
+# ---- conda build strings ---------------------------------------------------------------------------
+
+#: conda build strings: conda-forge ``cuda120py311h5cbd639_1`` / ``cuda118_py310h…``, the pytorch channel's
+#: ``py3.7_cuda10.1.243_cudnn7.6.3_0``, defaults' ``cuda100py37h53c1284_0``; CPU: ``cpu_py311h…``,
+#: ``py3.7_cpu_0``, ``cpu_mkl_py310h…``, ``cpu_generic_…``.
+_BUILD_CUDA = re.compile(r"(?:^|_)cuda_?(\d{1,2})\.?(\d)")
+_BUILD_CPU = re.compile(r"(?:^|_)cpu(?:_|$)")
+
+# ---- a CUDA build asked for --------------------------------------------------------------------------
+
+_PIP_CMD = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
+_CUDA_EXTRA = re.compile(r"(?<![\w.-])(jax|jaxlib|tensorflow)\[([\w,-]{0,40}?(?:cuda|and-cuda)[\w,-]{0,40})\]",
+                         re.IGNORECASE)
+_COLLECTING = re.compile(r"^\s{0,8}Collecting\s{1,4}(jax|tensorflow)\[([\w,-]{1,60})\]", re.IGNORECASE)
+_CONDA_CMD = re.compile(r"\b(?:conda|mamba|micromamba)\s{1,4}(?:install|create)\b(.{0,600})")
+_CONDA_CUDA_SPEC = re.compile(r"(?<![\w-])(cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|cuda-runtime)"
+                              r"(?:\s{0,2}[=<>]{1,2}\s{0,2}([\d.*]{1,12}))?(?![\w-])"
+                              r"|(?<![\w-])(jaxlib|pytorch|tensorflow)=[\w.*]{0,20}=\*?cuda\*?")
+_CONDA_PYTORCH = re.compile(r"(?<![\w-])pytorch\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
+_CONDA_TOOLKIT = re.compile(r"(?<![\w-])(?:cudatoolkit|pytorch-cuda)\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2})")
+#: The pytorch channel itself (its builds are the ones torch.toml's conda_channel rows describe).
+_PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-])pytorch::pytorch")
+_CONDA_FRAMEWORK = re.compile(r"(?<![\w-])(pytorch|jaxlib|jax|tensorflow(?:-gpu)?|paddlepaddle(?:-gpu)?)(?![\w-])")
+
+# ---- sentences ---------------------------------------------------------------------------------------
+
+#: Where a sentence ends: punctuation, then a space (a version's "11.8" or a file's "a.whl" does not end one).
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s{1,8}")
+
+_FW = r"(?:py)?torch|tensorflow|jaxlib|jax|paddle(?:paddle)?"
+_CPU_WORD = r"cpu[- ]?only|cpu"
+_NOUN = r"(?:version|build|wheel|variant|package|binary|edition)"
+#: "the CPU version of torch", "CPU-only torch", "a CPU-only build of PyTorch"
+_CLAIM_BEFORE = re.compile(rf"\b(?:{_CPU_WORD})\s{{0,2}}(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?"
+                           rf"({_FW})\b", re.IGNORECASE)
+#: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
+_CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
+#: A verb that states what the install did, before the claim.
+_FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|"
+                        r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|"
+                        r"picked|chose|selected|is|was|it's|gives|gave)\b", re.IGNORECASE)
+#: A sentence that wishes, conditions or instructs states nothing about the install.
+_CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
+                          r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.IGNORECASE)
+#: "I installed CUDA 11.8", "I have managed to install CUDA 11.8 and cudnn 8.6", "installed CUDA toolkit 12.1"
+_INSTALLED_CUDA = re.compile(r"\b(?:install(?:ed)?|have)\s{1,2}(?:the\s{1,2})?(?:NVIDIA\s{1,2})?CUDA"
+                             r"(?:\s{1,2}toolkit)?\s{0,2}v?(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
+_INSTALL_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|need|needs|required|"
+                            r"requires|recommend(?:ed|s)?|supports?|supported|try|trying|tried|please|must)\b|n't\b|\bnot\b",
+                            re.IGNORECASE)
+
+# ---- machine facts -----------------------------------------------------------------------------------
+
+_WIN_PROMPT = re.compile(r"^\s{0,8}(?:\([\w.-]{1,40}\)\s{1,2})?(?:PS\s{1,2})?[A-Za-z]:\\[^<>|\"\n]{0,240}>")
+_ANY_WHEEL = re.compile(r"\b[A-Za-z0-9][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py)\d{1,3}\w{0,4}-[\w.]{1,20}-"
+                        r"(win_amd64|win32|win_arm64|manylinux[\w.]{0,60}|musllinux[\w.]{0,40}|macosx_[\w.]{1,40}|"
+                        r"linux_(?:x86_64|aarch64))\.whl\b")
+_CUDA_AVAILABLE_YES = re.compile(r"^\s{0,8}\**Is CUDA available\s{0,2}:\s{0,4}(?:Yes|True)\b", re.IGNORECASE)
+_JAX_FORM_ACCEL = re.compile(r"^\s{0,3}#{2,4}\s{1,4}Which accelerator\(s\) are you using\??\s*$", re.IGNORECASE)
+_GPU_ANSWER = re.compile(r"^\s{0,8}(?:NVIDIA\s{1,2})?GPU\b", re.IGNORECASE)
+
+
+def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Mentions of CPU/CUDA builds, CUDA requests and machine facts (see the module docstring)."""
+    for i, line in enumerate(lines):
+        if not line.strip() or len(line) > 4000:
+            continue
+        n = offset + i + 1
+        yield from _self_report(lines, i, n)
+        yield from _conda_build(line, n)
+        yield from _requests(line, n)
+        yield from _sentences(line, n)
+        yield from _machine(lines, i, n)
+
+
+def _self_report(lines: list[str], i: int, n: int) -> Iterator[Mention]:
+    line = lines[i]
+    call = _CALL_LINE.match(line)
+    if call:
+        answer = _next_answer(lines, i)
+        if answer is not None and _ANSWER_FALSE.match(answer[1]):
+            yield Mention(BUILT_WITHOUT_CUDA, f"{call.group(1)}() False", n, TOOL, f"interpreter: {call.group(1)}()",
+                          _framework_of_call(call.group(1)))
+        return
+    inline = _CALL_INLINE.search(line)
+    if inline:
+        yield Mention(BUILT_WITHOUT_CUDA, f"{inline.group(1)}() False", n, MESSAGE, f"text: {inline.group(1)}()",
+                      _framework_of_call(inline.group(1)))
+        return
+    if _TORCH_CUDA_CALL.match(line):
+        answer = _next_answer(lines, i)
+        if answer is not None and _ANSWER_NONE.match(answer[1]):
+            yield Mention("torch_cuda_none", "None", n, TOOL, "interpreter: print(torch.version.cuda)")
+
+
+def _conda_build(line: str, n: int) -> Iterator[Mention]:
+    text = line.strip()
+    if len(text) > 400:
+        return
+    row = _CONDA_ROW.match(text)
+    plan = None if row else _CONDA_PLAN.match(text)
+    if row:
+        name, build = normalize_name(row.group(1)), row.group(3)
+    elif plan:
+        name, build = normalize_name(plan.group(1)), plan.group(4)
+    else:
+        return
+    framework = _FRAMEWORK_OF.get(name)
+    if framework is None or name in ("jax", "torch", "pytorch") or "==" in text:
+        return
+    cuda = _BUILD_CUDA.search(build)
+    if cuda:
+        yield Mention(CONDA_VARIANT, f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, f"conda build string {build}",
+                      framework)
+    elif _BUILD_CPU.search(build):
+        yield Mention(CONDA_VARIANT, "cpu", n, TOOL, f"conda build string {build}", framework)
+
+
+def _requests(line: str, n: int) -> Iterator[Mention]:
+    pip = _PIP_CMD.search(line)
+    if pip:
+        for extra in _CUDA_EXTRA.finditer(pip.group(1)):
+            name = extra.group(1).lower()
+            yield Mention(CUDA_REQUEST, f"{name}[{extra.group(2)}]", n, MESSAGE, "pip install",
+                          _FRAMEWORK_OF[name])
+    collecting = _COLLECTING.match(line)
+    if collecting and "cuda" in collecting.group(2).lower():
+        name = collecting.group(1).lower()
+        yield Mention(CUDA_REQUEST, f"{name}[{collecting.group(2)}]", n, TOOL, "pip: Collecting", _FRAMEWORK_OF[name])
+    conda = _CONDA_CMD.search(line)
+    if conda:
+        args = conda.group(1)
+        spec = _CONDA_CUDA_SPEC.search(args)
+        if spec:
+            framework = _CONDA_FRAMEWORK.search(args)
+            key = _FRAMEWORK_OF.get(normalize_name(framework.group(1)), "") if framework else ""
+            yield Mention(CUDA_REQUEST, spec.group(0).strip(), n, MESSAGE, "conda install", key)
+        torch, toolkit = _CONDA_PYTORCH.search(args), _CONDA_TOOLKIT.search(args)
+        if torch and toolkit and _PYTORCH_CHANNEL.search(args):
+            yield Mention(CONDA_TORCH_REQUEST, f"{torch.group(1)}|{toolkit.group(1)}", n, MESSAGE,
+                          f"conda install pytorch={torch.group(1)} {toolkit.group(0)}", "torch")
+
+
+def _sentences(line: str, n: int) -> Iterator[Mention]:
+    if len(line) > 2000 or ("cpu" not in line.lower() and "cuda" not in line.lower()):
+        return
+    for piece in _SENTENCE_END.split(line):
+        sentence = piece[:400]
+        lowered = sentence.lower()
+        if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
+            for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
+                found = regex.search(sentence)
+                if found is None:
+                    continue
+                before = sentence[max(0, found.start() - 80):found.start()]
+                negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
+                if _FACT_VERB.search(before) and not negated:
+                    yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", _FRAMEWORK_OF[found.group(1).lower()])
+                    break
+        if "cuda" in lowered:
+            installed = _INSTALLED_CUDA.search(sentence)
+            if installed and not _INSTALL_HEDGE.search(sentence):
+                yield Mention("system_cuda", installed.group(1), n, PROSE, "text (installed CUDA)")
+
+
+def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
+    line = lines[i]
+    if _WIN_PROMPT.match(line):
+        yield Mention("os", "Windows", n, MESSAGE, "Windows command prompt")
+    if ".whl" in line:
+        for wheel in _ANY_WHEEL.finditer(line):
+            yield Mention("wheel_platform", wheel.group(1).lower(), n, MESSAGE, "wheel file name")
+    if _CUDA_AVAILABLE_YES.match(line):
+        yield Mention(GPU_PRESENT, "Is CUDA available: Yes", n, TOOL, "collect_env: Is CUDA available")
+    if _JAX_FORM_ACCEL.match(line):
+        answer = _next_answer(lines, i)
+        if answer is not None and _GPU_ANSWER.match(answer[1]):
+            yield Mention(GPU_PRESENT, answer[1].strip()[:60], answer[0] + 1 + (n - i - 1), FIELD,
+                          "issue form: Which accelerator(s) are you using?")

@@ -1,0 +1,154 @@
+"""Which build (CPU or CUDA) a report's frameworks are, from what only a report says.
+
+``resolve`` derives builds the way a probe does (versions, local tags, listings); this step adds what a pasted
+report states about the build itself, strongest evidence first:
+
+1. the framework asked about itself (``tf.test.is_built_with_cuda()`` → ``False``): a CPU build, whatever the
+   package name or build string claims;
+2. a conda build string (``cuda120py311…`` / ``cpu_py311…``) of a build whose variant is otherwise unknown;
+3. TensorFlow 2.1-2.10 on native Windows: the ``tensorflow`` package is the GPU build there;
+4. ``jax[cudaNN…]`` asked for on native Windows: JAX publishes no CUDA jaxlib for Windows, so it is the CPU build;
+5. a sentence stating the installed build is the CPU one, when nothing stronger says which it is.
+
+A CPU build then records what shows it was meant for a GPU (``FrameworkBuild.gpu_intent``): a CUDA build asked
+for, a CUDA build string, or a GPU working elsewhere on the same machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from packaging.version import InvalidVersion, Version
+
+from envguard.knowledge import Matrices
+from envguard.reports.extract_builds import (
+    BUILT_WITHOUT_CUDA,
+    CONDA_TORCH_REQUEST,
+    CONDA_VARIANT,
+    CPU_CLAIM,
+    CUDA_REQUEST,
+    GPU_PRESENT,
+)
+from envguard.reports.mentions import Mention
+from envguard.snapshot import FrameworkBuild, normalize_name
+
+#: JAX's supported-platforms table: NVIDIA GPU on "Windows, x86_64" is "no" (older pages: "n/a"); CUDA jaxlib and
+#: plugin wheels exist for Linux only, native Windows runs JAX on the CPU.
+JAX_PLATFORMS_SOURCE = "https://docs.jax.dev/en/latest/installation.html"
+#: TF 2.1.0 release notes: "The tensorflow pip package now includes GPU support by default (same as
+#: tensorflow-gpu) for both Linux and Windows."
+TF_21_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0"
+#: Kinds whose differing values are several facts, not a contradiction (two CUDA requests, two sentences).
+UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT)
+_DISTRIBUTION = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib", "paddle": "paddlepaddle"}
+
+
+def _join(source: str) -> str:
+    return f"{source}; " if source else ""
+
+
+def _best(mentions: Iterable[Mention], kind: str, key: str | None = None) -> Mention | None:
+    found = [m for m in mentions if m.kind == kind and (key is None or m.key == key)]
+    return min(found, key=lambda m: (-m.tier, m.line)) if found else None
+
+
+def _at_least(text: str, floor: str) -> bool:
+    try:
+        return Version(text.split("+", maxsplit=1)[0]) >= Version(floor)
+    except InvalidVersion:
+        return False
+
+
+def adjust(mentions: list[Mention], builds: tuple[FrameworkBuild, ...], system: str | None, gpu_seen: bool,
+           matrices: Matrices | None) -> tuple[FrameworkBuild, ...]:
+    """``builds`` with the CPU/CUDA facts only a report gives applied, and the builds a report names only as
+    "the CPU version of torch" or through a CUDA request on a platform without CUDA builds added."""
+    out = list(builds)
+    names = {b.name for b in out}
+    for claim in (m for m in mentions if m.kind == CPU_CLAIM and m.key in _DISTRIBUTION):
+        if claim.key not in names:
+            names.add(claim.key)
+            out.append(FrameworkBuild(claim.key, _DISTRIBUTION[claim.key], "?", None, None, None, source=""))
+    jax_request = _best(mentions, CUDA_REQUEST, "jax")
+    if system == "win32" and jax_request is not None and "jax" not in names:
+        stated = _best(mentions, "package", "jax")
+        out.append(FrameworkBuild("jax", "jaxlib", stated.value if stated else "?", None, None, None,
+                                  source=stated.source if stated else ""))
+    return tuple(_one(b, mentions, system, gpu_seen, matrices) for b in out)
+
+
+def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu_seen: bool,
+         matrices: Matrices | None) -> FrameworkBuild:
+    name = build.name
+    conda = _best(mentions, CONDA_VARIANT, name)
+    if conda is not None and build.accelerator is None:
+        if conda.value == "cpu":
+            build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{conda.source}")
+        else:
+            build = replace(build, accelerator="cuda", cuda=build.cuda or conda.value,
+                            source=f"{_join(build.source)}{conda.source}")
+    if (name == "tensorflow" and system == "win32" and build.accelerator is None and gpu_seen
+            and normalize_name(build.distribution) == "tensorflow" and _at_least(build.version, "2.1")
+            and matrices is not None):
+        release = matrices.tensorflow.release(build.version)
+        if release is not None and release.windows_native_gpu:
+            build = replace(build, accelerator="cuda",
+                            source=f"{_join(build.source)}the tensorflow package {release.version} includes GPU "
+                                   f"support on native Windows ({TF_21_SOURCE})")
+    request = _best(mentions, CUDA_REQUEST, name) or _best(mentions, CUDA_REQUEST, "")
+    itself = _best(mentions, BUILT_WITHOUT_CUDA, name)
+    claim = _best(mentions, CPU_CLAIM, name)
+    if itself is not None:
+        build = replace(build, accelerator="cpu", cuda=None, cudnn=None,
+                        source=f"{_join(build.source)}{itself.source} {itself.value!r}: not built with CUDA")
+    elif name == "jax" and system == "win32" and request is not None and request.value.startswith("jax["):
+        build = replace(build, accelerator="cpu", cuda=None,
+                        source=f"{_join(build.source)}{request.value} asked for on native Windows, where JAX has "
+                               f"no CUDA builds ({JAX_PLATFORMS_SOURCE})")
+    elif (unbuilt := _no_conda_build(build, mentions, matrices)) is not None:
+        build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{unbuilt}")
+    elif claim is not None and _claim_applies(build, mentions):
+        build = replace(build, accelerator="cpu", cuda=None,
+                        source=f"{_join(build.source)}{claim.source} {claim.value!r}")
+    if build.accelerator != "cpu":
+        return build
+    intent = request or (conda if conda is not None and conda.value != "cpu" else None) \
+        or _best(mentions, GPU_PRESENT)
+    if intent is not None:
+        what = f"a CUDA {intent.value} build" if intent.kind == CONDA_VARIANT else intent.value
+        build = replace(build, gpu_intent=f"{what} ({intent.source})")
+    return build
+
+
+def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Matrices | None) -> str | None:
+    """Why a conda request of pytorch=V with cudatoolkit=C installs the CPU build: the pytorch channel has no V
+    build for C, and its CPU build does not depend on cudatoolkit, so the solver takes that one."""
+    request = _best(mentions, CONDA_TORCH_REQUEST, "torch")
+    if build.name != "torch" or request is None or matrices is None or not _claim_applies(build, mentions):
+        return None
+    wanted, _, toolkit = request.value.partition("|")
+    builds = matrices.torch.conda_builds(wanted)
+    if builds is None or toolkit in builds.cuda or series_of(wanted) != series_of(build.version):
+        return None
+    return (f"{request.source}: the pytorch channel has no {wanted} build for CUDA {toolkit} (its builds: CUDA "
+            f"{', '.join(builds.cuda)}; {builds.prov.source}), so conda installs the CPU build")
+
+
+def series_of(text: str) -> str:
+    try:
+        v = Version(text.split("+", maxsplit=1)[0])
+    except InvalidVersion:
+        return text
+    return f"{v.major}.{v.minor}"
+
+
+def _claim_applies(build: FrameworkBuild, mentions: list[Mention]) -> bool:
+    """A sentence saying "the CPU version" decides only where nothing stronger says which build it is."""
+    if build.accelerator is None:
+        return True
+    if build.name != "torch" or build.accelerator != "cuda":
+        return False
+    # A torch CUDA build read only from a CUDA named in prose ("with CUDA 10.1"), not from the build itself.
+    stated = any(m.kind in ("torch_cuda", "conda_torch_cuda") for m in mentions)
+    return "+" not in build.version and not stated and "pypi_default" not in build.source

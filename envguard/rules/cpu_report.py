@@ -1,0 +1,67 @@
+"""cpu-only-build for what only a pasted report shows: a CPU build where the report lists no GPU but names an NVIDIA
+driver, asks for a CUDA build, or shows a GPU working elsewhere on the machine; and builds a report names only
+as "the CPU version of torch" (version not given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.findings import Evidence, Finding, Severity
+from envguard.knowledge import Matrices
+from envguard.rules.base import CORE_FRAMEWORKS, build_evidence, ev, system_of
+from envguard.snapshot import FrameworkBuild, Snapshot, Unavailable
+
+#: The version a build has when the report names the framework but not its version.
+UNKNOWN_VERSION = "?"
+_FIX = {
+    "torch": "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<cuXXX>  # a CUDA "
+             "variant your driver supports (`envguard matrix torch`); with conda, ask for the CUDA build "
+             "explicitly (pytorch-cuda=X / cudatoolkit=X of a combination the channel publishes)",
+    "tensorflow": "pip install 'tensorflow[and-cuda]' (Linux/WSL2) or a conda CUDA build whose "
+                  "tf.test.is_built_with_cuda() is True",
+    "jax": "on Linux or WSL2: pip install -U 'jax[cuda12]' (or conda install 'jaxlib=*=*cuda*'); native Windows "
+           "has no CUDA jaxlib",
+    "paddle": "pip install paddlepaddle-gpu  # from the index for your CUDA version (paddlepaddle.org.cn)",
+}
+
+
+class ReportedCpuBuildRule:
+    """A CPU build on what the report shows is a GPU machine, when it lists no GPU (or no framework version)."""
+
+    id = "cpu-only-report"
+    summary = "frameworks a report shows meant for a GPU are GPU builds"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cpu-only-build findings the GPU-listing rule (cpu-only) leaves to this one."""
+        gpus = snapshot.gpu_list()
+        for build in snapshot.frameworks:
+            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu":
+                continue
+            if gpus and build.version != UNKNOWN_VERSION:
+                continue  # the cpu-only rule judges it against the GPUs
+            if build.name == "tensorflow" and system_of(snapshot) == "windows":
+                continue  # platform-unsupported says it better
+            machine = self._machine(snapshot, build)
+            if machine is None:
+                continue
+            label = f"{build.name} {build.version}" if build.version != UNKNOWN_VERSION else \
+                f"{build.name} (version not reported)"
+            yield Finding(
+                "cpu-only-build", Severity.ERROR,
+                f"{label} is a CPU-only build, so it cannot use the GPU "
+                f"({machine.fact}: {machine.value}).",
+                (build_evidence(build), machine), _FIX[build.name], None, build.name,
+            )
+
+    @staticmethod
+    def _machine(snapshot: Snapshot, build: FrameworkBuild) -> Evidence | None:
+        gpus = snapshot.gpu_list()
+        if gpus:
+            return ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)
+        driver = snapshot.driver
+        if not isinstance(driver, Unavailable) and driver.version:
+            return ev("NVIDIA driver", driver.version, driver.source)
+        if build.gpu_intent:
+            value, _, where = build.gpu_intent.partition(" (")
+            return ev("meant for a GPU", value, where.removesuffix(")") or "report")
+        return None
