@@ -39,14 +39,14 @@ _TUPLE = re.compile(r"^\((\d),\s{0,2}(\d{1,2}),\s{0,2}(\d{1,2})\)$")
 # NCCL_DEBUG=INFO/WARN: "host:62571:62571 [1] NCCL INFO NCCL version 2.26.2+cuda12.2" (src/init.cc VERSION_STRING).
 _NCCL_BANNER = re.compile(r"\bNCCL (?:INFO|WARN) NCCL version (\d\.\d{1,2}\.\d{1,2})(?:\+cuda(\d{1,2}\.\d{1,2}))?")
 # nccl-tests (src/common.cu): "# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602".
-_NCCL_TESTS = re.compile(r"\bnccl-tests version \S{1,20}(?: \(\w{1,40}\))? nccl-headers=(\d{4,6}) "
+_NCCL_TESTS = re.compile(r"\bnccl-tests version \S{1,20}(?: \(\w{1,40}\))? nccl-headers=\d{4,6} "
                          r"nccl-library=(\d{4,6})")
 # dpkg -l: "ii  libnccl2   2.17.1-1+cuda12.1   amd64   NVIDIA Collective Communication Library (NCCL) Runtime".
-_DPKG_NCCL = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}(libnccl2|libnccl-dev)(?::amd64|:arm64)?\s{1,40}"
-                        r"(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})\s")
+_DPKG_NCCL = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}(libnccl2|libnccl-dev)(?::amd64|:arm64)?\s{1,80}"
+                        r"(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})(?:\s|$)")
 # A sentence that says which CUDA an NCCL build is for: "my nccl depends on a different CUDA version (11.0)",
 # "NCCL was built for CUDA 11.0", "libnccl2 compiled with cuda 10.2".
-_NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b[^.;!?]{0,40}?\b(?:built|compiled|depends|linked|packaged)\s{1,2}"
+_NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b(?!-tests)[^.;!?]{0,40}?\b(?:built|compiled|depends|linked|packaged)\s{1,2}"
                              r"(?:for|with|against|on)\b[^.;!?\d]{0,30}?\bCUDA\b[^.;!?\d]{0,12}?\(?(\d{1,2}\.\d)\)?",
                              re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:not|n't|never|if|would|should|could|supposed to|instead of|rather than)\b", re.IGNORECASE)
@@ -82,10 +82,8 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("nccl_loaded", banner.group(1), n, MESSAGE, "NCCL_DEBUG: NCCL version", banner.group(2) or "")
         tests = _NCCL_TESTS.search(line)
         if tests:
-            yield Mention("nccl_loaded", parsers.decode_nccl_int(int(tests.group(2))) or "", n, MESSAGE,
+            yield Mention("nccl_loaded", parsers.decode_nccl_int(int(tests.group(1))) or "", n, MESSAGE,
                           "nccl-tests: nccl-library")
-            yield Mention("nccl_headers", parsers.decode_nccl_int(int(tests.group(1))) or "", n, MESSAGE,
-                          "nccl-tests: nccl-headers")
         dpkg = _DPKG_NCCL.match(line)
         if dpkg:
             yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"dpkg: {dpkg.group(1)}", dpkg.group(3))
