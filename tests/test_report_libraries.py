@@ -77,7 +77,8 @@ def test_paddle_version_show_is_the_wheels_build() -> None:
     # case 344 (PaddlePaddle/Paddle#58914): untagged build; PaddlePaddle docs paddle.version.show (tagged form)
     untagged = [">>> paddle.version.show()", "commit: 3a1b1659a405a044ce806fbe027cc146f1193e6d", "cuda: 11.2",
                 "cudnn: 8.2.1", "xpu: False", "xpu_xccl: False", "cinn: False"]
-    assert [(m.kind, m.value) for m in library_facts(untagged, 0)] == [("paddle_cuda", "11.2"), ("paddle_cudnn", "8.2.1")]
+    assert [(m.kind, m.value) for m in library_facts(untagged, 0)] == [
+        ("paddle_cuda", "11.2"), ("paddle_cudnn", "8.2.1")]
     tagged = ["full_version: 2.2.0", "major: 2", "minor: 2", "patch: 0", "rc: 0", "cuda: '10.2'", "cudnn: '7.6.5'"]
     assert [(m.kind, m.value) for m in library_facts(tagged, 0)] == [
         ("package", "2.2.0"), ("paddle_cuda", "10.2"), ("paddle_cudnn", "7.6.5")]

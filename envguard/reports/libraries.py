@@ -46,8 +46,8 @@ _DPKG_NCCL = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}(libnccl2|libnccl-dev)(?::amd64
                         r"(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})(?:\s|$)")
 # A sentence that says which CUDA an NCCL build is for: "my nccl depends on a different CUDA version (11.0)",
 # "NCCL was built for CUDA 11.0", "libnccl2 compiled with cuda 10.2".
-_NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b(?!-tests)[^.;!?]{0,40}?\b(?:built|compiled|depends|linked|packaged)\s{1,2}"
-                             r"(?:for|with|against|on)\b[^.;!?\d]{0,30}?\bCUDA\b[^.;!?\d]{0,12}?\(?(\d{1,2}\.\d)\)?",
+_NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b(?!-tests)[^.;!?]{0,40}?"
+                             r"\b(?:built|compiled|depends|linked|packaged)\s{1,2}(?:for|with|against|on)\b[^.;!?\d]{0,30}?\bCUDA\b[^.;!?\d]{0,12}?\(?(\d{1,2}\.\d)\)?",
                              re.IGNORECASE)
 _HEDGE = re.compile(r"\b(?:not|n't|never|if|would|should|could|supposed to|instead of|rather than)\b", re.IGNORECASE)
 # paddle.version.show(): "full_version: 2.5.2" or "commit: <sha>", then "cuda: 11.2" / "cudnn: 8.2.1" (or False).
