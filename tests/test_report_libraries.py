@@ -52,7 +52,7 @@ def test_nccl_debug_and_nccl_tests_banners() -> None:
     found = list(library_facts(lines, 0))
     assert [(m.kind, m.value, m.key, m.how) for m in found] == [
         ("nccl_loaded", "2.22.3", "12.2", "NCCL_DEBUG: NCCL version"),
-        ("nccl_loaded", "2.26.2", "", "nccl-tests: nccl-library")]
+        ("nccl_loaded", "2.26.2", "nccl-tests", "nccl-tests: nccl-library")]
 
 
 def test_dpkg_rows_and_sentences_name_the_nccl_packages_cuda() -> None:
@@ -118,6 +118,12 @@ def test_nccl_in_use_equal_or_newer_than_the_wheel_is_fine(matrices: Matrices) -
     newer = CASE_148.replace("(2, 28, 9)", "(2, 31, 0)")
     assert "nccl-mismatch" not in errors(same, matrices)
     assert "nccl-mismatch" not in errors(newer, matrices)
+
+
+def test_nccl_tests_library_is_not_compared_with_a_python_wheel(matrices: Matrices) -> None:
+    text = ("# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602\n"
+            "Name: nvidia-nccl-cu12\nVersion: 2.27.3\n")
+    assert "nccl-mismatch" not in errors(text, matrices)
 
 
 def test_torch_nccl_differing_from_the_system_package_is_not_a_fault(matrices: Matrices) -> None:

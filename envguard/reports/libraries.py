@@ -83,7 +83,7 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         tests = _NCCL_TESTS.search(line)
         if tests:
             yield Mention("nccl_loaded", parsers.decode_nccl_int(int(tests.group(1))) or "", n, MESSAGE,
-                          "nccl-tests: nccl-library")
+                          "nccl-tests: nccl-library", "nccl-tests")
         dpkg = _DPKG_NCCL.match(line)
         if dpkg:
             yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"dpkg: {dpkg.group(1)}", dpkg.group(3))
@@ -179,7 +179,7 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     found = [m for m in mentions if m.value or m.kind == "nccl_package"]
     libs: list[SharedLibrary] = []
     for m in sorted((m for m in found if m.kind == "nccl_loaded"), key=lambda m: (-m.tier, m.line)):
-        source = f"{LOADED}:{m.key}" if m.key == "torch" else LOADED
+        source = f"{LOADED}:{m.key}" if m.key in ("torch", "nccl-tests") else LOADED
         if not any(lib.version == m.value for lib in libs if lib.name == "nccl"):
             libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, source, m.value))
     for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):

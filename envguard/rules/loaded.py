@@ -65,7 +65,9 @@ class LoadedLibraryRule:
         if not isinstance(snapshot.packages, tuple):
             return
         wheels = [d for d in snapshot.packages if normalize_name(d.name).startswith("nvidia-nccl")]
-        loaded = [lib for lib in snapshot.libraries if lib.name == "nccl" and _loaded_by(lib)]
+        # NOTE: nccl-tests links the system libnccl, never a Python wheel: its library says nothing about the wheel.
+        loaded = [lib for lib in snapshot.libraries if lib.name == "nccl" and _loaded_by(lib)
+                  and lib.source != f"{LOADED}:nccl-tests"]
         for lib in loaded[:1]:
             for wheel in wheels:
                 lv, wv = version(_base(lib.version)), version(_base(wheel.version))
