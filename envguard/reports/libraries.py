@@ -196,7 +196,10 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     frameworks = _paddle_build(snapshot.frameworks, found)
     if not libs and frameworks == snapshot.frameworks:
         return snapshot
-    return replace(snapshot, libraries=snapshot.libraries + tuple(libs), nccl=nccl, frameworks=frameworks)
+    # A version the report states once is one library: the row that knows it was loaded replaces the plain one.
+    known = {(lib.name, lib.version) for lib in libs}
+    kept = tuple(lib for lib in snapshot.libraries if lib.source != "report" or (lib.name, lib.version) not in known)
+    return replace(snapshot, libraries=kept + tuple(libs), nccl=nccl, frameworks=frameworks)
 
 
 def _paddle_build(frameworks: tuple[FrameworkBuild, ...], found: list[Mention]) -> tuple[FrameworkBuild, ...]:
