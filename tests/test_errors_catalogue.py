@@ -747,6 +747,10 @@ LINES: list[tuple[str, Expected]] = [
      "register factory for plugin cuBLAS when one has already been registered", {'xla-duplicate-plugin-factory': {}}),
     ("2024-11-21 15:11:09.339551: W tensorflow/compiler/tf2tensorrt/utils/py_utils.cc:38] TF-TRT Warning: Could not "
      "find TensorRT", {'tf-trt-tensorrt-not-found': {}}),
+    # tensorflow/text#1167 (after "Loaded runtime CuDNN library: 8.0.5 but source was compiled with: 8.6.0")
+    ("2023-06-19 17:03:27.841375: I tensorflow/core/common_runtime/executor.cc:1197] [/job:localhost/replica:0/task:0/"
+     "device:GPU:0] (DEBUG INFO) Executor start aborting (this does not indicate an error and you can ignore this "
+     "message): UNIMPLEMENTED: DNN library is not found.", {'tf-dnn-library-not-found': {}}),
     # NVIDIA/TensorRT#1160 (the same message as NVIDIA/nvidia-docker#1479)
     ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but",
      {'ngc-container-driver-too-old': {'required_driver': '450.51'}}),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import extract, extract_builds
+from envguard.reports import extract, extract_builds, libraries
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -71,10 +71,11 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose, extract_builds.build_facts):
+                      extract.prose, extract_builds.build_facts, libraries.library_facts):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)
+    mentions = libraries.without_claimed(mentions)
     parts = split_environments(len(lines), mentions)
     out = []
     for env in parts:
@@ -87,6 +88,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
         errors = [line for index, line, _facts in matched if env.holds(index + 1)][:MAX_ERROR_LINES]
         label = env.label(len(parts)) if len(parts) > 1 else ""
         snapshot, notes = assemble(own, errors, f"{name}, {label}" if label else name, mats)
+        snapshot = libraries.attach(snapshot, own)
         out.append(ReadEnvironment(snapshot, tuple(notes), label))
     readable = [e for e in out if _has_facts(e.snapshot)]
     if not readable:
@@ -124,8 +126,9 @@ def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, 
                     continue
                 if not wrapped:
                     alone.add((index, sig.id))
-                out.append((index, found.line, list(extract.from_signature(sig.id, sig.code, dict(found.groups),
-                                                                            index + 1))))
+                facts = [*extract.from_signature(sig.id, sig.code, dict(found.groups), index + 1),
+                         *libraries.from_signature(sig.id, dict(found.groups), index + 1)]
+                out.append((index, found.line, facts))
     return sorted(out, key=lambda item: item[0])
 
 

@@ -19,6 +19,7 @@ from envguard.rules.libraries import (
     ToolkitRule,
     WheelPinRule,
 )
+from envguard.rules.loaded import LoadedLibraryRule
 from envguard.rules.signatures import SignatureRule, merge_corroborated
 from envguard.snapshot import Snapshot
 
@@ -37,6 +38,7 @@ ALL_RULES: tuple[Rule, ...] = (
     LoaderPathRule(),
     SystemLibrariesRule(),
     MixedWheelsRule(),
+    LoadedLibraryRule(),
     ToolkitRule(),
     SignatureRule(),
 )

@@ -1,0 +1,224 @@
+"""Which cuDNN and NCCL a report shows *loaded*, which ones a build was *compiled* with, and which system packages
+are installed: the shapes that put two copies of a library in one report.
+
+Extractors here yield mentions like those of ``extract`` (one shape each, linear patterns on lines already cut to
+``segment.MAX_LINE_CHARS``); ``attach`` turns them into the ``Snapshot`` facts the library rules judge:
+
+- a library the running program reports using → ``SharedLibrary(source="loaded" or "loaded:<framework>")``
+  (``torch.cuda.nccl.version()`` output, NCCL_DEBUG's "NCCL version 2.x.y+cudaA.B", nccl-tests' "nccl-library=",
+  PaddlePaddle's "cuDNN Version: X.Y." start-up line);
+- a system package built for one CUDA → ``SharedLibrary(source="package:libnccl2+cudaA.B")``
+  (``dpkg -l`` rows, "my nccl is built for CUDA 11.0");
+- what ``paddle.version.show()`` prints: the CUDA and cuDNN the Paddle wheel was compiled with.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+
+from envguard.probes import parsers
+from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.snapshot import NOT_REPORTED, ComponentVersion, FrameworkBuild, SharedLibrary, Snapshot, Unavailable
+
+__all__ = ["LOADED", "attach", "from_signature", "library_facts", "package_source", "paddle_cudnn_banner",
+           "without_claimed"]
+
+#: ``SharedLibrary.source`` of a library the running program itself reported using (``rules.loaded`` reads it).
+LOADED = "loaded"
+_PACKAGE = "package:"
+
+# torch.cuda.nccl.version(): "(2, 28, 9)" on the next line (REPL or `python -c`), an int on older torch (2708,
+# 21903), or "... torch.cuda.nccl.version()) is 2.19.3" in a sentence.
+_NCCL_CALL = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?`?(?:\s{0,4}(?:is|=|->|:|returns|gives|prints)\s{0,4}`?"
+                        r"(\d\.\d{1,2}\.\d{1,2}|\(\d,\s{0,2}\d{1,2},\s{0,2}\d{1,2}\)))?")
+_NCCL_OUT = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4})?(?:\((\d),\s{0,2}(\d{1,2}),\s{0,2}(\d{1,2})\)|(\d{4,5}))"
+                       r"\s*$")
+_TUPLE = re.compile(r"^\((\d),\s{0,2}(\d{1,2}),\s{0,2}(\d{1,2})\)$")
+# NCCL_DEBUG=INFO/WARN: "host:62571:62571 [1] NCCL INFO NCCL version 2.26.2+cuda12.2" (src/init.cc VERSION_STRING).
+_NCCL_BANNER = re.compile(r"\bNCCL (?:INFO|WARN) NCCL version (\d\.\d{1,2}\.\d{1,2})(?:\+cuda(\d{1,2}\.\d{1,2}))?")
+# nccl-tests (src/common.cu): "# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602".
+_NCCL_TESTS = re.compile(r"\bnccl-tests version \S{1,20}(?: \(\w{1,40}\))? nccl-headers=\d{4,6} "
+                         r"nccl-library=(\d{4,6})")
+# dpkg -l: "ii  libnccl2   2.17.1-1+cuda12.1   amd64   NVIDIA Collective Communication Library (NCCL) Runtime".
+_DPKG_NCCL = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}(libnccl2|libnccl-dev)(?::amd64|:arm64)?\s{1,80}"
+                        r"(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})(?:\s|$)")
+# A sentence that says which CUDA an NCCL build is for: "my nccl depends on a different CUDA version (11.0)",
+# "NCCL was built for CUDA 11.0", "libnccl2 compiled with cuda 10.2".
+_NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b(?!-tests)[^.;!?]{0,40}?"
+                             r"\b(?:built|compiled|depends|linked|packaged)\s{1,2}(?:for|with|against|on)\b[^.;!?\d]{0,30}?\bCUDA\b[^.;!?\d]{0,12}?\(?(\d{1,2}\.\d)\)?",
+                             re.IGNORECASE)
+_HEDGE = re.compile(r"\b(?:not|n't|never|if|would|should|could|supposed to|instead of|rather than)\b", re.IGNORECASE)
+# paddle.version.show(): "full_version: 2.5.2" or "commit: <sha>", then "cuda: 11.2" / "cudnn: 8.2.1" (or False).
+_SHOW_HEAD = re.compile(r"^\s{0,8}(full_version|commit)\s{0,2}:\s{0,2}['\"]?"
+                        r"([0-9a-f]{7,40}|\d\.\d{1,2}\.\d{1,3}(?:[.\w-]{0,20}))['\"]?\s*$")
+_SHOW_LINE = re.compile(r"^\s{0,8}(cuda|cudnn|major|minor|patch|rc|xpu|xpu_xccl|cinn|nccl|tensorrt|cuda_archs)\s{0,2}:"
+                        r"\s{0,2}['\"]?([^'\"]{0,40})['\"]?\s*$")
+#: Lines after the head that still belong to one paddle.version.show() output.
+_SHOW_SPAN = 14
+
+
+def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
+    """The loaded-NCCL, NCCL-package and paddle.version.show() shapes, as mentions."""
+    yield from _paddle_show(lines, offset)
+    for i, line in enumerate(lines):
+        if not line or "nccl" not in line.lower():
+            continue
+        n = offset + i + 1
+        call = _NCCL_CALL.search(line)
+        if call:
+            if call.group(1):
+                yield Mention("nccl_loaded", _nccl_value(call.group(1)), n, MESSAGE, "torch.cuda.nccl.version()",
+                              "torch")
+            else:
+                out = next(((j, lines[j]) for j in range(i + 1, min(i + 3, len(lines))) if lines[j].strip()), None)
+                value = _nccl_value(out[1].strip()) if out is not None and _NCCL_OUT.match(out[1]) else ""
+                if out is not None and value:
+                    yield Mention("nccl_loaded", value, offset + out[0] + 1, TOOL, "torch.cuda.nccl.version()",
+                                  "torch")
+        banner = _NCCL_BANNER.search(line)
+        if banner:
+            yield Mention("nccl_loaded", banner.group(1), n, MESSAGE, "NCCL_DEBUG: NCCL version", banner.group(2) or "")
+        tests = _NCCL_TESTS.search(line)
+        if tests:
+            yield Mention("nccl_loaded", parsers.decode_nccl_int(int(tests.group(1))) or "", n, MESSAGE,
+                          "nccl-tests: nccl-library", "nccl-tests")
+        dpkg = _DPKG_NCCL.match(line)
+        if dpkg:
+            yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"dpkg: {dpkg.group(1)}", dpkg.group(3))
+            continue
+        built = _NCCL_BUILT_FOR.search(line)
+        if built and not _HEDGE.search(line[max(0, built.start() - 32):built.end() + 32]):
+            yield Mention("nccl_package", "", n, PROSE, "text: NCCL built for CUDA", built.group(1))
+
+
+def _nccl_value(text: str) -> str:
+    as_tuple = _TUPLE.match(text)
+    if as_tuple:
+        return ".".join(as_tuple.groups())
+    match = _NCCL_OUT.match(text)
+    if match and match.group(4):
+        return parsers.decode_nccl_int(int(match.group(4))) or ""
+    if match:
+        return ".".join(g for g in match.groups()[:3] if g)
+    return text if re.match(r"^\d\.\d{1,2}\.\d{1,2}$", text) else ""
+
+
+def _paddle_show(lines: list[str], offset: int) -> Iterator[Mention]:
+    for i, line in enumerate(lines):
+        head = _SHOW_HEAD.match(line)
+        if not head:
+            continue
+        seen: dict[str, tuple[int, str]] = {}
+        for j in range(i + 1, min(i + 1 + _SHOW_SPAN, len(lines))):
+            row = _SHOW_LINE.match(lines[j])
+            if row is None:
+                if lines[j].strip():
+                    break
+                continue
+            seen.setdefault(row.group(1), (offset + j + 1, row.group(2).strip()))
+        if "cuda" not in seen or "cudnn" not in seen:
+            continue  # not paddle.version.show(): it always prints both
+        how = "paddle.version.show()"
+        if head.group(1) == "full_version":
+            yield Mention("package", head.group(2), offset + i + 1, TOOL, how, "paddlepaddle")
+        for key in ("cuda", "cudnn"):
+            line_no, value = seen[key]
+            if value.lower() == "false":
+                yield Mention("paddle_cpu", value, line_no, TOOL, how)
+            elif re.match(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$", value):
+                yield Mention(f"paddle_{key}", value, line_no, TOOL, how)
+
+
+def paddle_cudnn_banner(value: str) -> str:
+    """PaddlePaddle prints cudnnGetVersion() as ``v / 1000 "." (v % 1000) / 100``, so cuDNN 9.1.0 (90100) reads
+    "90.1" and 9.10.0 (91000) "91.0" (paddle/phi/backends/gpu/gpu_resources.cc); this undoes that."""
+    major, _, minor = value.partition(".")
+    if major.isdigit() and minor.isdigit() and int(major) >= 10:
+        return f"{int(major) // 10}.{(int(major) % 10) * 10 + int(minor)}"
+    return value
+
+
+def from_signature(signature_id: str, groups: dict[str, str], line: int) -> Iterator[Mention]:
+    """The cuDNN a framework's own start-up line reports loading (``cudnn_loaded`` of a fact-only banner)."""
+    if signature_id == "paddle-cudnn-banner" and groups.get("cudnn_loaded"):
+        yield Mention("cudnn_loaded", paddle_cudnn_banner(groups["cudnn_loaded"].strip()), line, MESSAGE,
+                      f"message ({signature_id})", "paddle")
+
+
+def without_claimed(mentions: list[Mention]) -> list[Mention]:
+    """Drop the generic readings of lines a more specific shape claimed: "cuda: 11.2" / "cudnn: 8.2.1" of a
+    paddle.version.show() block are the wheel's build, not the system's CUDA toolkit or cuDNN; Paddle's banner
+    "cuDNN Version: 90.1." is cuDNN 9.1."""
+    claimed = {m.line for m in mentions if m.kind in ("paddle_cuda", "paddle_cudnn", "paddle_cpu")}
+    out = []
+    for m in mentions:
+        if m.line in claimed and m.kind in ("cuda_text", "cudnn", "system_cuda") and m.how.startswith("field"):
+            continue
+        fixed = m.kind == "cudnn" and m.how == "message (paddle-cudnn-banner)"
+        out.append(replace(m, value=paddle_cudnn_banner(m.value)) if fixed else m)
+    return out
+
+
+def package_source(package: str, cuda: str) -> str:
+    """``SharedLibrary.source`` of a system package built for one CUDA: "package:libnccl2+cuda11.0"."""
+    return f"{_PACKAGE}{package}+cuda{cuda}"
+
+
+def package_cuda(lib: SharedLibrary) -> str | None:
+    """The CUDA a system package was built for (see ``package_source``), None for other libraries."""
+    if not lib.source.startswith(_PACKAGE):
+        return None
+    _, _, cuda = lib.source.partition("+cuda")
+    return cuda or None
+
+
+def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
+    """The snapshot with the loaded libraries, NCCL packages and Paddle build facts the mentions give."""
+    found = [m for m in mentions if m.value or m.kind == "nccl_package"]
+    libs: list[SharedLibrary] = []
+    for m in sorted((m for m in found if m.kind == "nccl_loaded"), key=lambda m: (-m.tier, m.line)):
+        source = f"{LOADED}:{m.key}" if m.key in ("torch", "nccl-tests") else LOADED
+        if not any(lib.version == m.value for lib in libs if lib.name == "nccl"):
+            libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, source, m.value))
+    for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):
+        package = m.how.removeprefix("dpkg: ") if m.how.startswith("dpkg: ") else "nccl"
+        libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, package_source(package, m.key), m.value or None))
+    for m in (m for m in found if m.kind == "cudnn_loaded"):
+        major = m.value.split(".")[0]
+        libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, f"{LOADED}:{m.key}" if m.key else LOADED,
+                                  m.value))
+    nccl = snapshot.nccl
+    loaded_nccl = [lib for lib in libs if lib.name == "nccl" and lib.source.startswith(LOADED)]
+    if isinstance(nccl, Unavailable) and loaded_nccl:
+        nccl = (ComponentVersion(loaded_nccl[0].version or "", loaded_nccl[0].path),)
+    frameworks = _paddle_build(snapshot.frameworks, found)
+    if not libs and frameworks == snapshot.frameworks:
+        return snapshot
+    # A version the report states once is one library: the row that knows it was loaded replaces the plain one.
+    known = {(lib.name, lib.version) for lib in libs}
+    kept = tuple(lib for lib in snapshot.libraries if lib.source != "report" or (lib.name, lib.version) not in known)
+    return replace(snapshot, libraries=kept + tuple(libs), nccl=nccl, frameworks=frameworks)
+
+
+def _paddle_build(frameworks: tuple[FrameworkBuild, ...], found: list[Mention]) -> tuple[FrameworkBuild, ...]:
+    """paddle.version.show()'s CUDA/cuDNN are the Paddle wheel's build (PaddlePaddle docs, paddle.version.show:
+    "cuda/cudnn: the version the wheel uses; False for a CPU build"). Without a Paddle version in the report, the
+    build is still a fact: its version is "not reported"."""
+    by_kind = {m.kind: m for m in found if m.kind in ("paddle_cuda", "paddle_cudnn", "paddle_cpu")}
+    if not by_kind:
+        return frameworks
+    cuda, cudnn, cpu = by_kind.get("paddle_cuda"), by_kind.get("paddle_cudnn"), by_kind.get("paddle_cpu")
+    source = next(iter(by_kind.values())).source
+    current = next((f for f in frameworks if f.name == "paddle"), None)
+    accel = "cpu" if cpu is not None and cuda is None else "cuda" if cuda is not None else None
+    if current is None:
+        build = FrameworkBuild("paddle", "paddlepaddle-gpu" if accel == "cuda" else "paddlepaddle",
+                               NOT_REPORTED.replace("-", " "), accel, cuda.value if cuda else None,
+                               cudnn.value if cudnn else None, source=source)
+        return (*frameworks, build)
+    build = replace(current, accelerator=accel or current.accelerator,
+                    cuda=cuda.value if cuda else current.cuda, cudnn=cudnn.value if cudnn else current.cudnn,
+                    source=f"{current.source}; {source}")
+    return tuple(build if f is current else f for f in frameworks)

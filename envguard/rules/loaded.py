@@ -1,0 +1,150 @@
+"""Two copies of one library: the cuDNN/NCCL a program reports it *loaded* against the one it was built with or
+the one that is installed for it (cudnn-mismatch, nccl-mismatch).
+
+The facts come from ``SharedLibrary`` rows whose ``source`` is "loaded" or "loaded:<framework>" (the program
+itself said which version it uses: torch.cuda.nccl.version(), NCCL_DEBUG's "NCCL version", PaddlePaddle's
+"cuDNN Version:" line) and "package:<name>+cudaA.B" (a system package built for one CUDA: dpkg rows, a sentence
+naming NCCL's CUDA). A live probe produces neither today, so these rules only speak when such a line was read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.knowledge import Matrices
+from envguard.rules.base import build_evidence, cuda_builds, ev, interpreter_source, version
+from envguard.snapshot import SharedLibrary, Snapshot, normalize_name
+
+__all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
+
+#: ``SharedLibrary.source`` (or its prefix before ":<framework>") of a library the program reported using.
+LOADED = "loaded"
+#: NCCL's install guide: the libnccl2/libnccl-dev packages are built per CUDA version ("2.4.8-1+cuda10.0"),
+#: and the one for the installed CUDA is to be used.
+NCCL_INSTALL_GUIDE = "https://docs.nvidia.com/deeplearning/nccl/install-guide/index.html"
+#: ncclGetVersion() reports the version of the libnccl that is loaded (what torch.cuda.nccl.version() returns).
+NCCL_GET_VERSION = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion"
+#: PaddlePaddle prints the cuDNN it loaded (cudnnGetVersion) and compares it with the one it was compiled with.
+PADDLE_GPU_RESOURCES = "https://github.com/PaddlePaddle/Paddle/blob/develop/paddle/phi/backends/gpu/gpu_resources.cc"
+
+
+def _loaded_by(lib: SharedLibrary, framework: str | None = None) -> bool:
+    head, _, who = lib.source.partition(":")
+    return head == LOADED and (framework is None or not who or who == framework)
+
+
+def package_cuda(lib: SharedLibrary) -> str | None:
+    """The CUDA a system package was built for ("package:libnccl2+cuda11.0" → "11.0"), else None."""
+    if not lib.source.startswith("package:"):
+        return None
+    _, _, cuda = lib.source.partition("+cuda")
+    return cuda or None
+
+
+def _base(text: str | None) -> str:
+    return (text or "").split("+", 1)[0]
+
+
+class LoadedLibraryRule:
+    """The cuDNN/NCCL in use is the one the build needs and the one installed for it."""
+
+    id = "loaded-libraries"
+    summary = "the cuDNN and NCCL a program reports loading match its build and the installed packages"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cudnn-mismatch / nccl-mismatch findings."""
+        yield from self._nccl_not_the_wheel(snapshot)
+        yield from self._nccl_package_cuda(snapshot)
+        yield from self._cudnn_loaded(snapshot)
+
+    @staticmethod
+    def _nccl_not_the_wheel(snapshot: Snapshot) -> Iterator[Finding]:
+        """A program reports an NCCL older than the nvidia-nccl wheel installed for it: another libnccl.so.2 (the
+        system's, an image's, one on LD_LIBRARY_PATH) is loaded first, so what the wheel adds is missing."""
+        if not isinstance(snapshot.packages, tuple):
+            return
+        wheels = [d for d in snapshot.packages if normalize_name(d.name).startswith("nvidia-nccl")]
+        # NOTE: nccl-tests links the system libnccl, never a Python wheel: its library says nothing about the wheel.
+        loaded = [lib for lib in snapshot.libraries if lib.name == "nccl" and _loaded_by(lib)
+                  and lib.source != f"{LOADED}:nccl-tests"]
+        for lib in loaded[:1]:
+            for wheel in wheels:
+                lv, wv = version(_base(lib.version)), version(_base(wheel.version))
+                if lv is None or wv is None or lv >= wv:
+                    continue
+                yield Finding(
+                    "nccl-mismatch", Severity.ERROR,
+                    f"The NCCL in use is {lib.version} ({lib.path}), older than the installed {wheel.name} "
+                    f"{wheel.version}: another libnccl.so.2 is loaded before the wheel's, so the functions the "
+                    "newer NCCL adds are missing.",
+                    (ev("NCCL in use", lib.version, lib.path),
+                     ev(wheel.name, wheel.version, interpreter_source(snapshot, "distributions"))),
+                    "find the other copy (ldconfig -p | grep libnccl; echo $LD_LIBRARY_PATH; "
+                    "cat /proc/<pid>/maps | grep nccl) and remove it from the loader path, or LD_PRELOAD "
+                    "the wheel's nvidia/nccl/lib/libnccl.so.2",
+                    NCCL_GET_VERSION, "nccl",
+                )
+
+    @staticmethod
+    def _nccl_package_cuda(snapshot: Snapshot) -> Iterator[Finding]:
+        """A system NCCL package built for another CUDA major than the system's CUDA toolkit."""
+        toolkits = snapshot.toolkit_list()
+        if not toolkits:
+            return
+        for lib in snapshot.libraries:
+            cuda = package_cuda(lib) if lib.name == "nccl" else None
+            nv = version(cuda)
+            if nv is None:
+                continue
+            for tk in toolkits:
+                tv = version(tk.version)
+                if tv is None or tv.major == nv.major:
+                    continue
+                package = lib.source.removeprefix("package:").split("+", 1)[0]
+                yield Finding(
+                    "nccl-mismatch", Severity.ERROR,
+                    f"The NCCL package ({package}{' ' + lib.version if lib.version else ''}) is built for CUDA "
+                    f"{cuda}, but the system's CUDA is {tk.version}: NVIDIA builds NCCL per CUDA version, and one "
+                    "for another CUDA major fails at run time (\"unhandled cuda error\").",
+                    (ev("NCCL package", f"{lib.version or 'version not reported'} (built for CUDA {cuda})", lib.path),
+                     ev("CUDA toolkit", tk.version, tk.source)),
+                    f"install the NCCL packages built for CUDA {tv.major}.{tv.minor}: "
+                    f"sudo apt install libnccl2=<version>-1+cuda{tv.major}.{tv.minor} "
+                    f"libnccl-dev=<version>-1+cuda{tv.major}.{tv.minor}  # apt-cache madison libnccl2 lists them",
+                    NCCL_INSTALL_GUIDE, "nccl",
+                )
+                return
+
+    @staticmethod
+    def _cudnn_loaded(snapshot: Snapshot) -> Iterator[Finding]:
+        """A framework reports loading a cuDNN of another major, or a lower minor, than it was compiled with."""
+        for build in cuda_builds(snapshot):
+            if not build.cudnn:
+                continue
+            need = version(build.cudnn)
+            for lib in snapshot.libraries:
+                if lib.name != "cudnn" or not _loaded_by(lib, build.name):
+                    continue
+                have = version(lib.version)
+                if need is None or have is None:
+                    continue
+                if have.major == need.major and (have.major, have.minor) >= (need.major, need.minor):
+                    continue
+                other_major = have.major != need.major
+                # Paddle itself only warns on a lower minor of the same major ("may cause serious incompatible
+                # bug"), and some such setups run; another major cannot serve a build compiled against this one.
+                severity = Severity.ERROR if other_major or build.name != "paddle" else Severity.WARNING
+                named = build.name if version(build.version) is None else f"{build.name} {build.version}"
+                yield Finding(
+                    "cudnn-mismatch", severity,
+                    f"{named} was compiled with cuDNN {build.cudnn}, but the cuDNN it loaded is "
+                    f"{lib.version} ({lib.path}): "
+                    + ("another major, so another library is found first on the loader path."
+                       if other_major else "an older minor than its build."),
+                    (build_evidence(build), ev("cuDNN compiled with", build.cudnn, build.source),
+                     ev("cuDNN loaded", lib.version, lib.path)),
+                    f"put the cuDNN {need.major}.x the build needs first on the loader path (conda: "
+                    "LD_LIBRARY_PATH=$CONDA_PREFIX/lib; check ldconfig -p | grep cudnn) or remove the older copy",
+                    PADDLE_GPU_RESOURCES if build.name == "paddle" else None, build.name,
+                )
