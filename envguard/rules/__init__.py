@@ -10,6 +10,7 @@ from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.driver import DriverRule
+from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
     LoaderPathRule,
@@ -29,6 +30,9 @@ ALL_RULES: tuple[Rule, ...] = (
     CpuOnlyRule(),
     PlatformRule(),
     PythonRule(),
+    FreeThreadedRule(),
+    RejectedWheelRule(),
+    OfferedVersionsRule(),
     CompanionRule(),
     WheelPinRule(),
     JaxPluginRule(),
