@@ -153,15 +153,16 @@ _IMPRECISE = ("interpreter command", "py launcher command", "site-packages path"
 
 
 def refine(lines: list[str], mentions: list[Mention]) -> list[Mention]:
-    """Mentions without the Python read from the name of a wheel that pip rejected (that wheel's cpXY tag is the
-    one the interpreter does not have), and without an X.Y read from a path or command when another mention
+    """Mentions without the Python and platform read from the name of a wheel that pip rejected (one of its tags is
+    what the interpreter does not have), and without an X.Y read from a path or command when another mention
     gives the same Python more precisely (3.8 from ``lib/python3.8`` next to "Python 3.8.12")."""
     rejected = {found.group(1).replace("\\", "/").rsplit("/", 1)[-1].lower()
                 for line in lines if "supported wheel" in line for found in _REJECTED.finditer(line)}
     precise = {m.value for m in mentions if m.kind == "python" and m.how not in _IMPRECISE}
     out = []
     for m in mentions:
-        if m.kind == "python" and rejected and m.how == "wheel file name" and 0 < m.line <= len(lines):
+        if m.kind in ("python", "wheel_platform") and rejected and m.how == "wheel file name" \
+                and 0 < m.line <= len(lines):
             text = lines[m.line - 1].lower()
             if any(name in text for name in rejected):
                 continue
