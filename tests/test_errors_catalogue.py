@@ -93,7 +93,7 @@ GROUP_SHAPES = {
     "driver_cuda": r"\d{1,2}\.\d{1,2}",
     "cuda": r"\d{1,2}\.\d{1,2}",
     "required_cuda": r"\d{1,2}\.\d{1,2}",
-    "required_driver": r"\d{3}\.\d{1,3}(?:\.\d{1,3})?",
+    "required_driver": r"\d{3}(?:\.\d{1,3}){0,2}",
     "family": r"[A-Z][a-z]{2,20}",
     "cudnn_loaded": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
     "cudnn_compiled": r"\d+(?:\.\d+)*|\(\d+, \d+, \d+\)",
@@ -754,6 +754,27 @@ LINES: list[tuple[str, Expected]] = [
     # NVIDIA/TensorRT#1160 (the same message as NVIDIA/nvidia-docker#1479)
     ("ERROR: This container was built for NVIDIA Driver Release 450.51 or later, but",
      {'ngc-container-driver-too-old': {'required_driver': '450.51'}}),
+    # triton-inference-server/server#139 (an NGC 19.02 container: the release is a bare branch number)
+    ("> ERROR: This container was built for NVIDIA Driver Release 410 or later, but",
+     {'ngc-container-driver-too-old': {'required_driver': '410'}}),
+    # NVIDIA/nvidia-docker#737 (the message retyped with spaces around the slash)
+    ("Failed to initialize NVML: Driver / library version mismatch. A message has occurred.",
+     {'nvml-driver-library-mismatch': {}}),
+    # tensorflow/tensorflow#23330 (pip < 20 printed an empty list)
+    ("  Could not find a version that satisfies the requirement tensorflow (from versions: )",
+     {'pip-no-distribution-for-framework': {}}),
+    # Qengineering/TensorFlow-JetsonNano#2
+    ("`ERROR: tensorflow-2.3.1-cp36-cp36m-linux_aarch64.whl is not a supported wheel on this platform.",
+     {'pip-wheel-not-supported-here': {}}),
+    # tensorflow/tensorflow#115652
+    ("ERROR: Could not find a version that satisfies the requirement tensorflow==2.13.0 (from versions: 2.16.0rc0, "
+     "2.16.1, 2.16.2, 2.17.0rc0, 2.17.0rc1, 2.17.0, 2.17.1, 2.18.0rc0, 2.18.0rc1, 2.18.0rc2, 2.18.0, 2.18.1, "
+     "2.19.0rc0, 2.19.0, 2.19.1, 2.20.0rc0, 2.20.0, 2.21.0rc0, 2.21.0rc1, 2.21.0)",
+     {'pip-pinned-version-not-offered': {}}),
+    # tensorflow/tensorflow#20444
+    ("/lib/python3.7/importlib/_bootstrap.py:219: RuntimeWarning: compiletime version 3.6 of module "
+     "'tensorflow.python.framework.fast_tensor_util' does not match runtime version 3.7",
+     {'python-compiletime-version-mismatch': {'python': '3.7'}}),
 ]
 
 

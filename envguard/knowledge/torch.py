@@ -94,6 +94,8 @@ class TorchRelease:
     prov: Provenance
     #: Python versions torch.compile (Dynamo) accepts; None when not recorded.
     compile_python: SpecifierSet | None = None
+    #: Wheel platforms with free-threaded (cp313t ...) wheels; None when not recorded.
+    free_threaded: tuple[str, ...] | None = None
 
     def variant(self, tag: str) -> TorchVariant | None:
         """The variant with this tag ("cu124")."""
@@ -140,8 +142,8 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
     col.keys(data, META_KEYS | {"release", "conda_channel"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
-        col.keys(row, {"version", "python", "compile_python", "pypi_default", "torchvision", "torchaudio", "variant"}
-                 | PROV_KEYS, where)
+        col.keys(row, {"version", "python", "compile_python", "free_threaded", "pypi_default", "torchvision",
+                       "torchaudio", "variant"} | PROV_KEYS, where)
         version = col.string(row, "version", where, required=True)
         if version is None:
             continue
@@ -172,6 +174,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
             version, col.specifier(row, "python", where), default,
             col.string(row, "torchvision", where), col.string(row, "torchaudio", where),
             tuple(variants), col.prov(row, where), col.optional_specifier(row, "compile_python", where),
+            _free_threaded(row, where, col),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
     return TorchMatrix(meta, tuple(releases), _conda(data, col))
@@ -186,6 +189,21 @@ def _conda(data: Mapping[str, Any], col: Collector) -> tuple[CondaBuilds, ...]:
             out.append(CondaBuilds(series, col.strings(row, "cuda", where), col.prov(row, where)))
     check_unique([c.version for c in out], col, "conda_channel", "series")
     return tuple(out)
+
+
+#: Wheel platforms a free_threaded list may name.
+FREE_THREADED_PLATFORMS: Final = ("linux_x86_64", "linux_aarch64", "win_amd64", "win_arm64", "macosx_arm64",
+                                  "macosx_x86_64")
+
+
+def _free_threaded(row: Mapping[str, Any], where: str, col: Collector) -> tuple[str, ...] | None:
+    raw = row.get("free_threaded")
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(p, str) and p in FREE_THREADED_PLATFORMS for p in raw):
+        col.error(where, f"free_threaded must be a list of {', '.join(FREE_THREADED_PLATFORMS)}, got {raw!r}")
+        return None
+    return tuple(raw)
 
 
 def _platforms(vrow: Mapping[str, Any], vwhere: str, tag: str, col: Collector) -> tuple[PlatformArch, ...]:

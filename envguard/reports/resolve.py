@@ -155,11 +155,13 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         glibc=glibc.group(1) if glibc else None,
         source=os_m.source if os_m else (jetson.source if jetson else "not reported"),
     )
-    python_m = get("python")
+    # NOTE: "no wheels for Python 3.11" names the Python the report is about only when nothing else names one.
+    python_m = get("python") or get("python_no_wheel")
     python: PythonInfo | Unavailable
     py_version = re.match(r"(\d+\.\d+(?:\.\d+)?)", python_m.value) if python_m else None
     if python_m and py_version:
-        free = bool(re.search(r"\d(?:t\b|\s{0,2}experimental free-threading)", python_m.value))
+        free = bool(re.search(r"\d(?:t\b|\s{0,2}experimental free-threading)", python_m.value)) or (
+            get("python_free_threaded") is not None)
         python = PythonInfo(executable="", version=py_version.group(1), implementation="CPython",
                             platform=system or "linux", machine=host.arch, prefix="", base_prefix="",
                             free_threaded=free, source=python_m.source)
@@ -335,9 +337,11 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
         accel, cuda = "rocm", rocm_m.value
     else:
         text = r.get("cuda_text")
+        listed = torch_m.tier >= FIELD and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how
+        plain = r.get("torch_default_install")  # pip install torch==X without an index: the plain build of X
+        installed_plain = plain is not None and _comparable(plain.value) == _comparable(version)
         default = _pypi_default(version, matrices) if (
-            system == "linux" and arch != "aarch64" and "+" not in version and torch_m.tier >= FIELD
-            and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how) else None
+            system == "linux" and arch != "aarch64" and "+" not in version and (listed or installed_plain)) else None
         if default is not None:
             cuda, tag = default
             source = (f"{torch_m.source}; the plain package-index torch {version} wheel for Linux x86_64 is its "

@@ -11,6 +11,7 @@ from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
+from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
     LoaderPathRule,
@@ -32,6 +33,9 @@ ALL_RULES: tuple[Rule, ...] = (
     ReportedCpuBuildRule(),
     PlatformRule(),
     PythonRule(),
+    FreeThreadedRule(),
+    RejectedWheelRule(),
+    OfferedVersionsRule(),
     CompanionRule(),
     WheelPinRule(),
     JaxPluginRule(),
