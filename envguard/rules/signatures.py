@@ -109,6 +109,10 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
                     next((i for i, f in enumerate(out) if f.code == finding.code), None))
         if twin is None:
             out.append(finding)
+        elif out[twin].subject == SUBJECT and finding.severity > out[twin].severity:
+            # NOTE: of two messages with one code, the stronger one speaks (a warning line such as "plugin failed
+            # to initialise" followed by the traceback frame that shows why must not hide the error).
+            out[twin] = dataclasses.replace(finding, evidence=finding.evidence + out[twin].evidence)
         else:
             out[twin] = dataclasses.replace(out[twin], evidence=out[twin].evidence + finding.evidence)
     return out
