@@ -263,7 +263,11 @@ class CompanionRule:
                     release.prov.source if release else None, comp.name,
                 )
                 return
-        # 3. The CUDA variant (local version) must agree.
+        # 3. The CUDA variant (local version) must agree. A companion without a +suffix has the variant its plain
+        # wheel is (reports.companions.pypi_build); torchvision accepts another CUDA minor of the same major then.
+        inferred = "+" not in comp.version and comp.accelerator == torch.accelerator == "cuda"
+        if inferred and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]:
+            return
         if (comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu") or (
             comp.accelerator == "cpu" and torch.accelerator == "cuda"
         ):
