@@ -19,10 +19,11 @@ from dataclasses import replace
 from packaging.version import InvalidVersion, Version
 
 from envguard.knowledge import Matrices
-from envguard.reports.extract import _HEDGE, _HEDGE_WINDOW, _SENTENCE, _named
+from envguard.reports.extract import _CONDA_ROW, _HEDGE, _HEDGE_WINDOW, _SENTENCE, _named
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import FrameworkBuild
 
+COMPANIONS = ("torchvision", "torchaudio")
 #: Module names a version query names → the distribution they belong to.
 _MODULES = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "tensorflow": "tensorflow",
             "tf": "tensorflow", "jax": "jax", "jaxlib": "jaxlib", "paddle": "paddlepaddle"}
@@ -30,7 +31,8 @@ _MODULES = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torch
 _EXACT = re.compile(r"(?:\bprint\s{0,2}\(\s{0,2}|^\s{0,8}(?:>>>\s{0,4}|In \[\d{1,4}\]:\s{0,4}))"
                     r"(torch|torchvision|torchaudio|tensorflow|tf|jax|jaxlib|paddle)\.__version__\s{0,2}(?:\)|$)")
 #: A line that prints something: a print statement, an interactive expression, or ``python -c "…"``.
-_QUERY_LINE = re.compile(r"^\s{0,8}(?:>>>\s{0,4}\w|In \[\d{1,4}\]:\s{0,4}\w|print\s{0,2}\()|\bpython[\d.]{0,4}(?:\.exe)?\s{1,4}-c\s")
+_QUERY_LINE = re.compile(r"^\s{0,8}(?:>>>\s{0,4}\w|In \[\d{1,4}\]:\s{0,4}\w|print\s{0,2}\()"
+                         r"|\bpython[\d.]{0,4}(?:\.exe)?\s{1,4}-c\s")
 #: A bare version line (the output of such a query), optionally quoted as the interactive interpreter shows it.
 _OUTPUT = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4})?['\"]?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?(?:[a-z]{1,4}\d{0,8})?"
                      r"(?:\+[A-Za-z0-9_.]{1,40})?)['\"]?\s*$")
@@ -129,9 +131,44 @@ def companion_prose(lines: list[str], offset: int) -> Iterator[Mention]:
                     yield Mention("package", found.group(1), offset + i + 1, PROSE, "text", name)
 
 
+#: A conda build string's variant: pytorch channel "py310_cu118" / "py38_cpu", defaults "cuda118py39h196c800_0",
+#: conda-forge "cuda120_py311h…" / "cpu_py310h…".
+_CONDA_CU = re.compile(r"(?:^|_)cu(\d{2,3})(?:_|$)|^cuda(\d{2,3})_?py")
+_CONDA_CPU = re.compile(r"(?:^|_)cpu(?:_|$)")
+
+
+def conda_companion_builds(lines: list[str], offset: int) -> Iterator[Mention]:
+    """The CUDA/CPU variant a conda list row gives torchvision or torchaudio ("torchvision_build": "cpu" or the
+    CUDA X.Y), from its build string."""
+    for i, line in enumerate(lines):
+        if "torch" not in line or "==" in line:
+            continue
+        row = _CONDA_ROW.match(line.strip())
+        if row is None or row.group(1).lower() not in COMPANIONS:
+            continue
+        build = row.group(3).lower()
+        cuda = _CONDA_CU.search(build)
+        value = None
+        if cuda:
+            digits = cuda.group(1) or cuda.group(2)
+            value = f"{digits[:-1]}.{digits[-1]}"
+        elif _CONDA_CPU.search(build):
+            value = "cpu"
+        if value:
+            yield Mention(f"{row.group(1).lower()}_build", value, offset + i + 1, TOOL, f"conda build string {build}")
+
+
+def conda_build(build: FrameworkBuild, variant: Mention | None) -> FrameworkBuild:
+    """``build`` with the variant its conda build string names (when the version itself carries none)."""
+    if variant is None or build.accelerator is not None:
+        return build
+    if variant.value == "cpu":
+        return replace(build, accelerator="cpu", source=f"{build.source}; {variant.source}")
+    return replace(build, accelerator="cuda", cuda=variant.value, source=f"{build.source}; {variant.source}")
+
+
 # ---- environments of one report ---------------------------------------------------------------------------
 
-COMPANIONS = ("torchvision", "torchaudio")
 _INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
 _TORCH_PIN = re.compile(r"(?<![\w./-])torch\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
 
@@ -171,7 +208,7 @@ def carried(lines: list[str], mentions: list[Mention], holds: Callable[[int], bo
 
 def _public(version: str) -> str:
     try:
-        return Version(version.split()[0]).public
+        return Version(version.split(maxsplit=1)[0]).public
     except InvalidVersion:
         return version
 
@@ -203,6 +240,8 @@ def pypi_build(build: FrameworkBuild, mention: Mention, torch_version: str | Non
         return build
     where = f"{mention.source}; the plain {build.name} {build.version} wheel is "
     if system == "win32":
+        if build.name != "torchvision":
+            return build  # only torchvision's Windows wheel was read
         return replace(build, accelerator="cpu", source=f"{where}the CPU build on Windows ({PYPI_COMPANION_SOURCE})")
     if system != "linux" or arch == "aarch64":
         return build

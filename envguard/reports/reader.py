@@ -71,7 +71,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose, companions.version_queries, companions.site_paths, companions.companion_prose):
+                      extract.prose, companions.version_queries, companions.site_paths, companions.companion_prose,
+                      companions.conda_companion_builds):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

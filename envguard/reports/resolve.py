@@ -259,6 +259,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             build = _torch_facts(r, build, torch_m, system, pkgs, matrices, arch)
         elif build.name in ("torchvision", "torchaudio"):
             build = replace(build, source=pkgs[build.name].source)
+            build = companions.conda_build(build, r.get(f"{build.name}_build"))
             build = companions.pypi_build(build, pkgs[build.name], torch_m.value if torch_m else None, system, arch,
                                           matrices)
         elif build.name == "tensorflow":
