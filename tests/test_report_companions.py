@@ -155,7 +155,8 @@ def test_nothing_is_inferred_without_a_torch_suffix_or_within_one_cuda_major(mat
                       "[pip3] torch==1.8.0", "[pip3] torchvision==0.9.0"])
     assert errors(text, matrices) == [[]]
     # a cu121 torch with the package-index torchvision of its release (cu124): torchvision accepts one CUDA major
-    text = "\n".join(["OS: Ubuntu 22.04.4 LTS", "torch                    2.5.1+cu121", "torchvision              0.20.1"])
+    text = "\n".join(["OS: Ubuntu 22.04.4 LTS", "torch                    2.5.1+cu121",
+                      "torchvision              0.20.1"])
     assert builds(text, matrices)[0]["torchvision"] == ("0.20.1", "cuda", "12.4")
     assert errors(text, matrices) == [[]]
 
