@@ -185,7 +185,7 @@ def carried(lines: list[str], mentions: list[Mention], holds: Callable[[int], bo
     if not torch_here or any(m.kind == "package" and m.key in COMPANIONS for m in own):
         return []
     start = min(m.line for m in own)
-    torch_version = _public(torch_here[0].value)
+    torch_version = _public(min(torch_here, key=lambda m: m.line).value)
     command = None
     for i, line in enumerate(lines[:start - 1]):
         install = _INSTALL.search(line)
@@ -207,8 +207,9 @@ def carried(lines: list[str], mentions: list[Mention], holds: Callable[[int], bo
 
 
 def _public(version: str) -> str:
+    parts = version.split(maxsplit=1)
     try:
-        return Version(version.split(maxsplit=1)[0]).public
+        return Version(parts[0]).public if parts else version
     except InvalidVersion:
         return version
 
