@@ -213,3 +213,9 @@ def test_the_plugin_failing_its_own_cuda_check_is_only_a_warning(matrices: Matri
         "    _check_cuda_versions(raise_on_first_error=True)",
     ])
     assert [code for env in errors(text, matrices) for code, _ in env if code == "companion-mismatch"] == []
+
+
+def test_an_upgrade_of_torch_alone_keeps_the_earlier_companion(matrices: Matrices) -> None:
+    text = (REPORTS / "117-colab-pip-torch212-over-torchvision0181" / "env.txt").read_text(encoding="utf-8")
+    text = text.replace('!pip install torch=="2.1.2"', "!pip install -U torch")
+    assert [code for code, _ in errors(text, matrices)[1]] == ["companion-mismatch"]

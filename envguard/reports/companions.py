@@ -170,14 +170,17 @@ def conda_build(build: FrameworkBuild, variant: Mention | None) -> FrameworkBuil
 # ---- environments of one report ---------------------------------------------------------------------------
 
 _INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
+_COMPANION_NAMED = re.compile(r"\btorch(?:vision|audio)\b")
+_UPGRADE = re.compile(r"(?:^|\s)(?:-U|--upgrade)(?:\s|$)")
+_TORCH_ARG = re.compile(r"(?:^|\s)torch(?:\s|$)")
 _TORCH_PIN = re.compile(r"(?<![\w./-])torch\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
 
 
 def carried(lines: list[str], mentions: list[Mention], holds: Callable[[int], bool]) -> list[Mention]:
     """Companions an environment inherits from an earlier part of the report: when it was made by a
-    ``pip install torch==X`` that names no companion (pip changes torch only and leaves torchvision/torchaudio as
-    they were), the companions listed before that command are still installed. Empty when the environment lists
-    its own companions or no such command precedes it."""
+    ``pip install torch==X`` (or ``pip install -U torch``) that names no companion (pip changes torch only and
+    leaves torchvision/torchaudio as they were), the companions listed before that command are still installed.
+    Empty when the environment lists its own companions or no such command precedes it."""
     own = [m for m in mentions if holds(m.line)]
     if not own:
         return []
@@ -189,9 +192,13 @@ def carried(lines: list[str], mentions: list[Mention], holds: Callable[[int], bo
     command = None
     for i, line in enumerate(lines[:start - 1]):
         install = _INSTALL.search(line)
-        pin = _TORCH_PIN.search(install.group(1)) if install else None
-        if install and pin and _public(pin.group(1)) == torch_version and not re.search(
-                r"\btorch(?:vision|audio)\b", install.group(1)):
+        if install is None or _COMPANION_NAMED.search(install.group(1)):
+            continue
+        args = install.group(1)
+        pin = _TORCH_PIN.search(args)
+        # torch==X of this environment, or an upgrade of torch alone ("pip install -U torch")
+        if (pin and _public(pin.group(1)) == torch_version) or (
+                pin is None and _UPGRADE.search(args) and _TORCH_ARG.search(args)):
             command = (i + 1, line.strip()[:120])
     if command is None:
         return []
