@@ -219,3 +219,13 @@ def test_an_upgrade_of_torch_alone_keeps_the_earlier_companion(matrices: Matrice
     text = (REPORTS / "117-colab-pip-torch212-over-torchvision0181" / "env.txt").read_text(encoding="utf-8")
     text = text.replace('!pip install torch=="2.1.2"', "!pip install -U torch")
     assert [code for code, _ in errors(text, matrices)[1]] == ["companion-mismatch"]
+
+
+def test_text_pasted_right_after_a_fence_is_read() -> None:
+    from envguard.reports.segment import normalize_report
+
+    # 209-jax0435-newer-cuda12-plugin-attributeerror (jax-ml/jax#26750)
+    lines = normalize_report("```Jax plugin configuration error: Exception when calling "
+                             "jax_plugins.xla_cuda12.initialize()\n```bash\n```\n")
+    assert lines == ["Jax plugin configuration error: Exception when calling jax_plugins.xla_cuda12.initialize()",
+                     "", "", ""]
