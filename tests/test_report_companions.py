@@ -229,3 +229,12 @@ def test_text_pasted_right_after_a_fence_is_read() -> None:
                              "jax_plugins.xla_cuda12.initialize()\n```bash\n```\n")
     assert lines == ["Jax plugin configuration error: Exception when calling jax_plugins.xla_cuda12.initialize()",
                      "", "", ""]
+
+
+def test_torchvision_before_0_16_also_refuses_another_cuda_minor(matrices: Matrices) -> None:
+    # the refusal of geocine/sd-easy-mode#18 ("PyTorch has CUDA Version=11.7 and torchvision has CUDA Version=11.8"),
+    # here a cu118 torch 2.0.1 with the package-index torchvision 0.15.2 (the cu117 build)
+    text = "\n".join(["OS: Ubuntu 22.04.2 LTS", "torch                    2.0.1+cu118",
+                      "torchvision              0.15.2"])
+    assert builds(text, matrices)[0]["torchvision"] == ("0.15.2", "cuda", "11.7")
+    assert [code for code, _ in errors(text, matrices)[0]] == ["companion-mismatch"]

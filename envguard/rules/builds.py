@@ -263,10 +263,13 @@ class CompanionRule:
                     release.prov.source if release else None, comp.name,
                 )
                 return
-        # 3. The CUDA variant (local version) must agree. A companion without a +suffix has the variant its plain
-        # wheel is (reports.companions.pypi_build); torchvision accepts another CUDA minor of the same major then.
-        inferred = "+" not in comp.version and comp.accelerator == torch.accelerator == "cuda"
-        if inferred and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]:
+        # 3. The CUDA variant (local version) must agree. A companion without a +suffix has the variant of its plain
+        # or conda build (reports.companions); torchvision >= 0.16 refuses only another CUDA major ("compiled with
+        # different CUDA major versions", deforum-stable-diffusion#348; 0.15 compared the minor too, sd-easy-mode#18).
+        cv = version(comp.version)
+        if ("+" not in comp.version and comp.name == "torchvision" and cv is not None and cv >= version("0.16")  # type: ignore[operator] # reason: literal parses
+                and comp.accelerator == torch.accelerator == "cuda"
+                and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]):
             return
         if (comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu") or (
             comp.accelerator == "cpu" and torch.accelerator == "cuda"
