@@ -238,3 +238,14 @@ def test_torchvision_before_0_16_also_refuses_another_cuda_minor(matrices: Matri
                       "torchvision              0.15.2"])
     assert builds(text, matrices)[0]["torchvision"] == ("0.15.2", "cuda", "11.7")
     assert [code for code, _ in errors(text, matrices)[0]] == ["companion-mismatch"]
+
+
+def test_a_full_toolkit_version_is_the_same_cuda_as_its_release(matrices: Matrices) -> None:
+    # 159-conda-pytorch130-cuda101-t4-driver410104: collect_env prints 10.1.243, the conda build string cu101
+    text = "\n".join([
+        "PyTorch version: 1.3.0", "CUDA used to build PyTorch: 10.1.243",
+        "[conda] pytorch                   1.3.0           py3.7_cuda10.1.243_cudnn7.6.3_0    pytorch",
+        "[conda] torchvision               0.4.1                py37_cu101    pytorch",
+    ])
+    assert builds(text, matrices)[0]["torchvision"] == ("0.4.1", "cuda", "10.1")
+    assert [code for env in errors(text, matrices) for code, _ in env if code == "companion-mismatch"] == []

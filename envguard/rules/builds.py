@@ -205,6 +205,11 @@ def _suggest_python(spec: str) -> str:
     return spec
 
 
+def _cuda_xy(cuda: str | None) -> str | None:
+    """"10.1.243" and "10.1" are one CUDA release (collect_env prints the full toolkit version)."""
+    return ".".join(cuda.split(".")[:2]) if cuda else cuda
+
+
 class CompanionRule:
     """torchvision/torchaudio and JAX plugins must match their core release and CUDA variant."""
 
@@ -271,7 +276,8 @@ class CompanionRule:
                 and comp.accelerator == torch.accelerator == "cuda"
                 and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]):
             return
-        if (comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu") or (
+        if (comp.accelerator and torch.accelerator and _cuda_xy(comp.cuda) != _cuda_xy(torch.cuda)
+                and comp.accelerator != "cpu") or (
             comp.accelerator == "cpu" and torch.accelerator == "cuda"
         ):
             yield Finding(
