@@ -8,6 +8,7 @@ from envguard.findings import Finding, Report
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
+from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
@@ -29,6 +30,7 @@ __all__ = ["ALL_RULES", "Rule", "run_rules"]
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
     ArchRule(),
+    SiteBuildArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
     PlatformRule(),
