@@ -23,15 +23,17 @@ from envguard.snapshot import normalize_name
 
 __all__ = ["stack_packages"]
 
-_VERSION = r"(\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,3}|\.dev\d{1,12}|rc\d{1,3}|[ab]\d{1,3})?(?:\+[\w.]{1,40})?)"
+_VERSION = (r"(\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,3}|\.dev\d{1,12}|rc\d{1,3}|[ab]\d{1,3})?"
+            r"(?:\+[\w.]{1,40})?)")
 #: Packages read here; "accelerate", "optimum" and "peft" are ordinary words too, so only their field and pip shapes.
 _NAMES = (r"vllm|transformers|xformers|flash[-_]attn|bitsandbytes|diffusers|deepspeed|sglang|lmdeploy|tensorrt[-_]llm|"
           r"tensorrt|triton|onnxruntime(?:-gpu)?|ultralytics|mmcv(?:-full)?|detectron2|llama[-_]cpp[-_]python|"
           r"auto[-_]gptq|autoawq|horovod|huggingface[-_]hub|safetensors")
 _FIELD_ONLY = r"accelerate|optimum|peft|trl"
-#: "vLLM Version: 0.7.1" (collect_env) and the "- `transformers` version: 4.40.0" fields of the HF env commands.
-_FIELD = re.compile(rf"^\s{{0,8}}(?:[-*]\s{{1,4}})?`?({_NAMES}|{_FIELD_ONLY})`?\s{{1,2}}version\s{{0,40}}:\s{{0,8}}`?v?"
-                    rf"{_VERSION}", re.IGNORECASE)
+#: "vLLM Version: 0.7.1" (collect_env), the "- `transformers` version: 4.40.0" fields of the HF env commands and
+#: dependency lists ("transformers: 4.53.1").
+_FIELD = re.compile(rf"^\s{{0,8}}(?:[-*]\s{{1,4}})?`?({_NAMES}|{_FIELD_ONLY})`?(?:\s{{1,2}}version)?\s{{0,40}}:"
+                    rf"\s{{0,8}}`?v?{_VERSION}", re.IGNORECASE)
 _VLLM_BANNER = re.compile(r"\bvLLM API server version " + _VERSION
                           + r"|\bInitializing an? (?:V\d )?LLM engine \(v" + _VERSION + r"\) with config")
 #: pip freeze lines the framework listing (extract.packages) leaves out.
@@ -39,8 +41,9 @@ _FREEZE = re.compile(rf"^\s{{0,4}}(transformers|accelerate|diffusers|deepspeed|p
                      rf"tensorrt[-_]llm|tensorrt|mmcv(?:-full)?|huggingface[-_]hub|safetensors)\s{{0,2}}==\s{{0,2}}"
                      rf"{_VERSION}\s*$", re.IGNORECASE)
 #: A sentence naming one: "vllm 0.2.0", "vllm==0.4.2", "vLLM v0.3.2", "vllm版本v0.3.2", "transformers version is 4.36".
-_PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.?)\s{{0,2}}(?:is\s{{1,2}}|[:：]\s{{0,2}})?|"
-                    rf"\s{{0,2}}={{1,2}}\s{{0,2}}|\s{{1,2}}|@)v?{_VERSION}(?![\w.])", re.IGNORECASE)
+_PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.?)\s{{0,2}}"
+                    rf"(?:is\s{{1,2}}|[:\uff1a]\s{{0,2}})?|\s{{0,2}}={{1,2}}\s{{0,2}}|\s{{1,2}}|@)v?{_VERSION}(?![\w.])",
+                    re.IGNORECASE)
 #: A sentence that negates, conditions or asks states no fact about the reporter's software.
 _HEDGE = re.compile(r"\b(?:not|n't|never|without|if|would|should|could|instead of|rather than|supposed to|"
                     r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than)\b",

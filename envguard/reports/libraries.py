@@ -15,7 +15,7 @@ Extractors here yield mentions like those of ``extract`` (one shape each, linear
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
 from envguard import archs
@@ -23,8 +23,8 @@ from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import NOT_REPORTED, ComponentVersion, FrameworkBuild, SharedLibrary, Snapshot, Unavailable
 
-__all__ = ["GENCODE_KEY", "LOADED", "attach", "from_signature", "library_facts", "package_source", "paddle_cudnn_banner",
-           "without_claimed"]
+__all__ = ["GENCODE_KEY", "LOADED", "attach", "from_signature", "library_facts", "package_source",
+           "paddle_cudnn_banner", "without_claimed"]
 
 #: ``SharedLibrary.source`` of a library the running program itself reported using (``rules.loaded`` reads it).
 LOADED = "loaded"
@@ -59,7 +59,7 @@ _SHOW_LINE = re.compile(r"^\s{0,8}(cuda|cudnn|major|minor|patch|rc|xpu|xpu_xccl|
 #: Lines after the head that still belong to one paddle.version.show() output.
 _SHOW_SPAN = 14
 # NCCL's VERSION_STRING outside an NCCL_DEBUG prefix: "NCCL version 2.20.5+cuda12.4" (rank 0 prints it bare, users
-# quote it as "NCCL：NCCL version 2.19.3+cuda11.0"); the "+cudaA.B" is the CUDA runtime that NCCL was built with.
+# quote it after a full-width colon, vllm#3069); the "+cudaA.B" is the CUDA runtime that NCCL was built with.
 _NCCL_VERSION_STRING = re.compile(r"\bNCCL version (\d\.\d{1,2}\.\d{1,2})\+cuda(\d{1,2}\.\d{1,2})\b")
 # torch's ProcessGroupNCCL errors end with the NCCL it loaded (getNcclVersion → ncclGetVersion):
 # "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2395, invalid usage (...), NCCL version 2.19.3".
@@ -258,7 +258,7 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
 GENCODE_KEY = "NVCC_GENCODE"
 
 
-def _built_for(environment: dict[str, str], found: list[Mention]) -> dict[str, str]:
+def _built_for(environment: Mapping[str, str], found: list[Mention]) -> Mapping[str, str]:
     """The report's first NVCC_GENCODE (a report states the build that failed before the rebuild that fixed it)."""
     gencode = sorted((m for m in found if m.kind == "nvcc_gencode"), key=lambda m: (-m.tier, m.line))
     if not gencode or GENCODE_KEY in environment:

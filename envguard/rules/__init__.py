@@ -8,8 +8,8 @@ from envguard.findings import Finding, Report
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
-from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
+from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
 from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
