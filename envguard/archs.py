@@ -48,3 +48,19 @@ def runs_on(cc: str, sass: tuple[str, ...], ptx: tuple[str, ...]) -> bool:
         if built is not None and built.major == dev.major and built.minor <= dev.minor:
             return True
     return any((built := version(item)) is not None and built <= dev for item in ptx)
+
+
+#: One nvcc target: "-gencode=arch=compute_80,code=sm_80", "-gencode arch=compute_90,code=[sm_90,compute_90]",
+#: "--generate-code=arch=compute_121a,code=sm_121a" (nvcc manual, "--generate-code").
+_GENCODE = re.compile(r"(?:-gencode|--generate-code)[= ]{1,2}\"?arch=compute_\d{2,3}[a-z]?,\s{0,2}code=\[?\"?"
+                      r"((?:(?:sm|compute)_\d{2,3}[a-z]?,?){1,8})")
+
+
+def gencode_targets(text: str) -> tuple[str, ...]:
+    """The SASS/PTX targets nvcc -gencode options name, in order: ``("sm_80", "compute_90")``."""
+    out: list[str] = []
+    for match in _GENCODE.finditer(text[:2000]):
+        for item in match.group(1).split(","):
+            if item and item not in out:
+                out.append(item)
+    return tuple(out)

@@ -827,6 +827,29 @@ LINES: list[tuple[str, Expected]] = [
     ('File "/usr/local/lib/python3.11/dist-packages/jax_plugins/xla_cuda12/__init__.py", line 21, in <module> '
      'from jax._src.lib import triton',
      {'jax-cuda-plugin-jaxlib-api-missing': {}}),
+    # ---- w4-libs ----
+    # tensorflow/tensorflow#60750 (the paste ends inside the line)
+    ("2023-06-01 15:58:54.130390: E tensorflow/compiler/xla/stream_executor/cuda/cuda_dnn.cc:417] Loaded runtime "
+     "CuDNN library: 8.1.1 but source was compiled wit",
+     {'tf-cudnn-loaded-runtime-cut': {'cudnn_loaded': '8.1.1'}}),
+    # googlecolab/colabtools#2329 (title)
+    ("Loaded runtime CuDNN library: 8.0.5", {'tf-cudnn-loaded-runtime-cut': {'cudnn_loaded': '8.0.5'}}),
+    # tensorflow/tensorflow#2437 (title)
+    ("Loaded cudnn library: 4007 but source was compiled against 4004",
+     {'tf-cudnn-loaded-compiled-against': {'cudnn_loaded': '4007', 'cudnn_compiled': '4004'}}),
+    # balancap/SSD-Tensorflow#340: the complete compatibility-version form stays the complete signature's
+    ("Loaded runtime CuDNN library: 7301 (compatibility version 7300) but source was compiled with 7003 "
+     "(compatibility version 7000).",
+     {'tf-cudnn-version-mismatch': {'cudnn_loaded': '7301', 'cudnn_compiled': '7003'}}),
+    # vllm-project/vllm#3069
+    ("NCCL WARN NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the "
+     "installed CUDA driver < R465.", {'nccl-graph-capture-old-cuda-runtime': {}}),
+    # vllm-project/vllm#1518 (title)
+    ("codellama-13b-awq RuntimeError: CUDA error: an illegal memory access was encountered",
+     {'cuda-illegal-memory-access': {}}),
+    # jax-ml/jax#4994
+    ("FAILED tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: Resource exhausted: Out of memory while "
+     "trying to allocate 24 bytes.", {'xla-resource-exhausted-oom-legacy': {}}),
 ]
 
 

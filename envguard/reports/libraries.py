@@ -15,15 +15,16 @@ Extractors here yield mentions like those of ``extract`` (one shape each, linear
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
+from envguard import archs
 from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import NOT_REPORTED, ComponentVersion, FrameworkBuild, SharedLibrary, Snapshot, Unavailable
 
-__all__ = ["LOADED", "attach", "from_signature", "library_facts", "package_source", "paddle_cudnn_banner",
-           "without_claimed"]
+__all__ = ["GENCODE_KEY", "LOADED", "attach", "from_signature", "library_facts", "package_source",
+           "paddle_cudnn_banner", "without_claimed"]
 
 #: ``SharedLibrary.source`` of a library the running program itself reported using (``rules.loaded`` reads it).
 LOADED = "loaded"
@@ -57,15 +58,29 @@ _SHOW_LINE = re.compile(r"^\s{0,8}(cuda|cudnn|major|minor|patch|rc|xpu|xpu_xccl|
                         r"\s{0,2}['\"]?([^'\"]{0,40})['\"]?\s*$")
 #: Lines after the head that still belong to one paddle.version.show() output.
 _SHOW_SPAN = 14
+# NCCL's VERSION_STRING outside an NCCL_DEBUG prefix: "NCCL version 2.20.5+cuda12.4" (rank 0 prints it bare, users
+# quote it after a full-width colon, vllm#3069); the "+cudaA.B" is the CUDA runtime that NCCL was built with.
+_NCCL_VERSION_STRING = re.compile(r"\bNCCL version (\d\.\d{1,2}\.\d{1,2})\+cuda(\d{1,2}\.\d{1,2})\b")
+# torch's ProcessGroupNCCL errors end with the NCCL it loaded (getNcclVersion → ncclGetVersion):
+# "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2395, invalid usage (...), NCCL version 2.19.3".
+_TORCH_NCCL_ERROR = re.compile(r"\bNCCL error in: \S{1,200}, [^,]{1,120}, NCCL version (\d\.\d{1,2}\.\d{1,2})\b")
+# vLLM's pynccl wrapper: "INFO 08-31 09:50:46 pynccl.py:63] vLLM is using nccl==2.20.5" (the library it dlopened).
+_VLLM_NCCL = re.compile(r"\bvLLM is using nccl==(\d\.\d{1,2}\.\d{1,2})\b")
+# NCCL's make variable (makefiles/common.mk; NCCL README "consider redefining NVCC_GENCODE ... to only include the
+# architecture of the target platform"), also nccl-tests': NVCC_GENCODE="-gencode=arch=compute_80,code=sm_80 ...".
+_NVCC_GENCODE = re.compile(r"\bNVCC_GENCODE\s{0,2}[=:]\s{0,2}(.{1,600})")
 
 
 def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
     """The loaded-NCCL, NCCL-package and paddle.version.show() shapes, as mentions."""
     yield from _paddle_show(lines, offset)
     for i, line in enumerate(lines):
+        if "NVCC_GENCODE" in line:
+            yield from _gencode(line, offset + i + 1)
         if not line or "nccl" not in line.lower():
             continue
         n = offset + i + 1
+        yield from _nccl_runtime_lines(line, n)
         call = _NCCL_CALL.search(line)
         if call:
             if call.group(1):
@@ -91,6 +106,29 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         built = _NCCL_BUILT_FOR.search(line)
         if built and not _HEDGE.search(line[max(0, built.start() - 32):built.end() + 32]):
             yield Mention("nccl_package", "", n, PROSE, "text: NCCL built for CUDA", built.group(1))
+
+
+def _nccl_runtime_lines(line: str, n: int) -> Iterator[Mention]:
+    """The NCCL a running program loaded, from the lines NCCL, torch and vLLM print about it."""
+    if not _NCCL_BANNER.search(line):
+        for found in _NCCL_VERSION_STRING.finditer(line):
+            yield Mention("nccl_loaded", found.group(1), n, MESSAGE, "NCCL version string", found.group(2))
+            break
+    torch_error = _TORCH_NCCL_ERROR.search(line)
+    if torch_error:
+        yield Mention("nccl_loaded", torch_error.group(1), n, MESSAGE, "torch NCCL error: NCCL version", "torch")
+    vllm = _VLLM_NCCL.search(line)
+    if vllm:
+        yield Mention("nccl_loaded", vllm.group(1), n, MESSAGE, "vLLM pynccl: vLLM is using nccl", "vllm")
+
+
+def _gencode(line: str, n: int) -> Iterator[Mention]:
+    """The targets a library was compiled for, from its NVCC_GENCODE make variable."""
+    gencode = _NVCC_GENCODE.search(line)
+    targets = archs.gencode_targets(gencode.group(1)) if gencode else ()
+    if targets:
+        library = "nccl-tests" if "nccl-tests" in line.lower() else "nccl"
+        yield Mention("nvcc_gencode", " ".join(targets), n, MESSAGE, "make NVCC_GENCODE", library)
 
 
 def _nccl_value(text: str) -> str:
@@ -152,9 +190,13 @@ def without_claimed(mentions: list[Mention]) -> list[Mention]:
     paddle.version.show() block are the wheel's build, not the system's CUDA toolkit or cuDNN; Paddle's banner
     "cuDNN Version: 90.1." is cuDNN 9.1."""
     claimed = {m.line for m in mentions if m.kind in ("paddle_cuda", "paddle_cudnn", "paddle_cpu")}
+    # "NCCL version 2.19.3+cuda11.0" names the CUDA NCCL was built with, not the system's CUDA.
+    nccl_build = {m.line for m in mentions if m.kind == "nccl_loaded" and m.how == "NCCL version string"}
     out = []
     for m in mentions:
         if m.line in claimed and m.kind in ("cuda_text", "cudnn", "system_cuda") and m.how.startswith("field"):
+            continue
+        if m.line in nccl_build and m.kind == "cuda_text" and m.tier == PROSE:
             continue
         fixed = m.kind == "cudnn" and m.how == "message (paddle-cudnn-banner)"
         out.append(replace(m, value=paddle_cudnn_banner(m.value)) if fixed else m)
@@ -179,9 +221,15 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     found = [m for m in mentions if m.value or m.kind == "nccl_package"]
     libs: list[SharedLibrary] = []
     for m in sorted((m for m in found if m.kind == "nccl_loaded"), key=lambda m: (-m.tier, m.line)):
-        source = f"{LOADED}:{m.key}" if m.key in ("torch", "nccl-tests") else LOADED
-        if not any(lib.version == m.value for lib in libs if lib.name == "nccl"):
-            libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, source, m.value))
+        source = f"{LOADED}:{m.key}" if m.key in ("torch", "nccl-tests", "vllm") else LOADED
+        # NCCL's own version string names the CUDA it was built with: kept as the version's local part.
+        value = f"{m.value}+cuda{m.key}" if re.match(r"^\d{1,2}\.\d{1,2}$", m.key) else m.value
+        twin = next((i for i, lib in enumerate(libs) if lib.name == "nccl" and lib.version
+                     and lib.version.split("+")[0] == m.value), None)
+        if twin is None:
+            libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, source, value))
+        elif "+" in value and "+" not in (libs[twin].version or ""):
+            libs[twin] = replace(libs[twin], version=value)
     for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):
         package = m.how.removeprefix("dpkg: ") if m.how.startswith("dpkg: ") else "nccl"
         libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, package_source(package, m.key), m.value or None))
@@ -192,14 +240,30 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     nccl = snapshot.nccl
     loaded_nccl = [lib for lib in libs if lib.name == "nccl" and lib.source.startswith(LOADED)]
     if isinstance(nccl, Unavailable) and loaded_nccl:
-        nccl = (ComponentVersion(loaded_nccl[0].version or "", loaded_nccl[0].path),)
+        nccl = (ComponentVersion((loaded_nccl[0].version or "").split("+")[0], loaded_nccl[0].path),)
     frameworks = _paddle_build(snapshot.frameworks, found)
-    if not libs and frameworks == snapshot.frameworks:
+    environment = _built_for(snapshot.environment, found)
+    if not libs and frameworks == snapshot.frameworks and environment == snapshot.environment:
         return snapshot
     # A version the report states once is one library: the row that knows it was loaded replaces the plain one.
     known = {(lib.name, lib.version) for lib in libs}
     kept = tuple(lib for lib in snapshot.libraries if lib.source != "report" or (lib.name, lib.version) not in known)
-    return replace(snapshot, libraries=kept + tuple(libs), nccl=nccl, frameworks=frameworks)
+    return replace(snapshot, libraries=kept + tuple(libs), nccl=nccl, frameworks=frameworks,
+                   environment=environment)
+
+
+#: ``Snapshot.environment`` key of the targets a site-built NCCL (or nccl-tests) was compiled for, as read from the
+#: report's NVCC_GENCODE, then the library and the report line: "sm_80 sm_90|nccl|report line 14: make NVCC_GENCODE"
+#: (``rules.built_archs`` reads it).
+GENCODE_KEY = "NVCC_GENCODE"
+
+
+def _built_for(environment: Mapping[str, str], found: list[Mention]) -> Mapping[str, str]:
+    """The report's first NVCC_GENCODE (a report states the build that failed before the rebuild that fixed it)."""
+    gencode = sorted((m for m in found if m.kind == "nvcc_gencode"), key=lambda m: (-m.tier, m.line))
+    if not gencode or GENCODE_KEY in environment:
+        return environment
+    return {**environment, GENCODE_KEY: f"{gencode[0].value}|{gencode[0].key}|{gencode[0].source}"}
 
 
 def _paddle_build(frameworks: tuple[FrameworkBuild, ...], found: list[Mention]) -> tuple[FrameworkBuild, ...]:

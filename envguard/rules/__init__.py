@@ -10,6 +10,7 @@ from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, FreeThreadedRule, PlatformRule, PythonRule
+from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.corroborate import merge_corroborated
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
@@ -50,6 +51,7 @@ class OnErrorLines:
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
     ArchRule(),
+    SiteBuildArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
     PlatformRule(),

@@ -57,6 +57,7 @@ class LoadedLibraryRule:
         yield from self._nccl_not_the_wheel(snapshot)
         yield from self._nccl_package_cuda(snapshot)
         yield from self._cudnn_loaded(snapshot)
+        yield from _nccl_graph_capture(snapshot, matrices)
 
     @staticmethod
     def _nccl_not_the_wheel(snapshot: Snapshot) -> Iterator[Finding]:
@@ -148,3 +149,48 @@ class LoadedLibraryRule:
                     "LD_LIBRARY_PATH=$CONDA_PREFIX/lib; check ldconfig -p | grep cudnn) or remove the older copy",
                     PADDLE_GPU_RESOURCES if build.name == "paddle" else None, build.name,
                 )
+
+
+#: errors.toml row of NCCL's "cannot be captured in a graph ... CUDA runtime >= 11.3 ... driver < R465" warning.
+GRAPH_CAPTURE_SIGNATURE = "nccl-graph-capture-old-cuda-runtime"
+#: NCCL can be captured in CUDA graphs only when built with a CUDA runtime >= 11.3 (the message itself says so).
+GRAPH_CAPTURE_MIN_CUDA = (11, 3)
+#: The nvidia-nccl-cu11 wheels are built with CUDA 11.0 (lmdeploy#2433: "nvidia-nccl-cu11 is built on cuda11.0 which
+#: is not met to capture cudagraph in TP mode"; vllm#3069 shows the cu11 wheel's "NCCL version 2.19.3+cuda11.0").
+NCCL_CU11_WHEEL_CUDA = "11.0"
+NCCL_CU11_WHEEL_SOURCES = "https://github.com/InternLM/lmdeploy/pull/2433 ; https://github.com/vllm-project/vllm/issues/3069"
+
+
+def _nccl_graph_capture(snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+    """NCCL refused CUDA-graph capture, and the report shows the loaded NCCL was built with a CUDA runtime older
+    than 11.3 (its version string's "+cudaA.B", or the nvidia-nccl-cu11 wheel): that NCCL build is the cause."""
+    lines = [line for line in snapshot.observed_errors if "captured in a graph" in line]
+    if not lines or not any(m.signature.id == GRAPH_CAPTURE_SIGNATURE for m in matrices.errors.match(lines)):
+        return
+    built: tuple[str, str, str] | None = None  # (NCCL, its CUDA, where)
+    for lib in snapshot.libraries:
+        _, _, cuda = (lib.version or "").partition("+cuda")
+        cv = version(cuda)
+        if lib.name == "nccl" and _loaded_by(lib) and cv is not None and cv.release[:2] < GRAPH_CAPTURE_MIN_CUDA:
+            built = ((lib.version or "").split("+")[0], cuda, lib.path)
+            break
+    if built is None and isinstance(snapshot.packages, tuple):
+        wheel = next((d for d in snapshot.packages if normalize_name(d.name) == "nvidia-nccl-cu11"), None)
+        if wheel is not None:
+            built = (f"{wheel.name} {wheel.version}", NCCL_CU11_WHEEL_CUDA,
+                     f"{interpreter_source(snapshot, 'distributions')}; {NCCL_CU11_WHEEL_SOURCES}")
+    if built is None:
+        return
+    nccl, cuda, where = built
+    yield Finding(
+        "nccl-mismatch", Severity.ERROR,
+        f"NCCL refused to be captured in a CUDA graph, and the NCCL in use ({nccl}) was built with CUDA {cuda}: "
+        "NCCL needs a build with a CUDA runtime >= 11.3 for graph capture, which vLLM and torch use for their "
+        "collectives.",
+        (ev("NCCL in use", f"{nccl} (built with CUDA {cuda})", where),
+         ev("reported message", lines[0][:160], f"{snapshot.origin}, errors.toml {GRAPH_CAPTURE_SIGNATURE}")),
+        "use an NCCL built with CUDA >= 11.3 (pip install nvidia-nccl-cu12 with a cu12 torch, or build NCCL against "
+        "the local CUDA) and make it the one loaded (VLLM_NCCL_SO_PATH or LD_PRELOAD=.../libnccl.so.2); or turn graph "
+        "capture off (vLLM --enforce-eager)",
+        "https://github.com/vllm-project/vllm/issues/3069", "nccl",
+    )

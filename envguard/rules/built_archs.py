@@ -1,0 +1,60 @@
+"""arch-unsupported for a library built on site: the targets its NVCC_GENCODE named do not cover a GPU.
+
+NCCL (and nccl-tests) are compiled for the architectures in the NVCC_GENCODE make variable (NCCL's README:
+"consider redefining NVCC_GENCODE (defined in makefiles/common.mk) to only include the architecture of the target
+platform"). A build for sm_80 alone has no kernels for an H100 (9.0) or a B200 (10.0), and NCCL fails at its first
+kernel launch ("Cuda failure 'named symbol not found'"). The report reader records the report's NVCC_GENCODE in
+``Snapshot.environment`` (``reports.libraries.GENCODE_KEY``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.archs import parse_arch_list, runs_on
+from envguard.findings import Finding, Severity
+from envguard.knowledge import Matrices
+from envguard.rules.base import ev, gpu_cc
+from envguard.snapshot import Snapshot
+
+__all__ = ["GENCODE_KEY", "NCCL_README", "SiteBuildArchRule"]
+
+GENCODE_KEY = "NVCC_GENCODE"
+NCCL_README = "https://github.com/NVIDIA/nccl#build"
+
+
+class SiteBuildArchRule:
+    """Every GPU must have kernels in a library built with an explicit NVCC_GENCODE."""
+
+    id = "site-build-arch"
+    summary = "the architectures a site-built NCCL was compiled for (NVCC_GENCODE) cover each GPU"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield arch-unsupported findings."""
+        raw = snapshot.environment.get(GENCODE_KEY)
+        gpus = snapshot.gpu_list()
+        if not raw or not gpus:
+            return
+        targets, _, rest = raw.partition("|")
+        library, _, where = rest.partition("|")
+        name = "nccl-tests" if library == "nccl-tests" else "NCCL"
+        items = tuple(targets.split())
+        sass, ptx = parse_arch_list(items)
+        if not sass and not ptx:
+            return
+        for gpu in gpus:
+            cc, cc_source = gpu_cc(gpu, matrices)
+            if cc is None or runs_on(cc, sass, ptx):
+                continue
+            sm = cc.replace(".", "")
+            yield Finding(
+                "arch-unsupported", Severity.ERROR,
+                f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in the {name} built with "
+                f"NVCC_GENCODE for {' '.join(items)}: SASS runs only on its own major with an equal or higher minor "
+                "and PTX only forward, so its kernels are not found at launch (\"named symbol not found\").",
+                (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                 ev(f"{name} compiled architectures", " ".join(items), where or "report")),
+                f"rebuild {name} with this GPU's target added: make NVCC_GENCODE=\"... "
+                f"-gencode=arch=compute_{sm},code=sm_{sm}\"",
+                NCCL_README, "nccl",
+            )
