@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import extract, extract_builds, extract_python, libraries
+from envguard.reports import extract, extract_builds, extract_driver, extract_python, libraries
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -72,12 +72,13 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
                       extract.prose, extract_builds.build_facts, libraries.library_facts,
-                      *extract_python.EXTRACTORS):
+                      *extract_python.EXTRACTORS, *extract_driver.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)
     mentions = libraries.without_claimed(mentions)
     mentions = extract_python.refine(lines, mentions)
+    mentions = extract_driver.derive(mentions, mats)
     parts = split_environments(len(lines), mentions)
     out = []
     for env in parts:

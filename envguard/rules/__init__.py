@@ -11,6 +11,7 @@ from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
+from envguard.rules.driver_compat import ForwardCompatRule
 from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
@@ -28,6 +29,7 @@ __all__ = ["ALL_RULES", "Rule", "run_rules"]
 
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
+    ForwardCompatRule(),
     ArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
