@@ -796,6 +796,58 @@ LINES: list[tuple[str, Expected]] = [
     ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
      "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
      {'cuda-system-not-ready': {}}),
+    # case 230 (ltdrdata/ComfyUI-Impact-Pack#915), cut after the operator's backend list
+    ("Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be because the operator "
+     "doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom "
+     "build). 'torchvision::nms' is only available for these backends: [CPU, Meta, QuantizedCPU, BackendSelect].",
+     {'torchvision-op-no-cuda-kernel': {}}),
+    # PozzettiAndrea/ComfyUI-SAM3#21
+    ("!!! Exception during processing !!! Could not run 'torchvision::roi_align' with arguments from the 'CUDA' "
+     "backend. This could be because the operator doesn't exist for this backend",
+     {'torchvision-op-no-cuda-kernel': {}}),
+    # case 153 (deepbeepmeep/Wan2GP#1701)
+    ('`OSError: ~/miniconda3/envs/wan2gp/lib/python3.11/site-packages/torchaudio/lib/libtorchaudio.abi3.so: '
+     'undefined symbol: torch_dtype_float4_e2m1fn_x2`',
+     {'torch-companion-undefined-symbol': {'symbol': 'torch_dtype_float4_e2m1fn_x2'}}),
+    # case 154 (deepbeepmeep/Wan2GP#1479)
+    ('libtorchaudio.so: undefined symbol: aoti_torch_abi_version',
+     {'torch-companion-undefined-symbol': {'symbol': 'aoti_torch_abi_version'}}),
+    # case 156 (pytorch/audio#99), indented traceback
+    ('    ImportError: /usr/local/lib/python3.5/dist-packages/_torch_sox.cpython-35m-x86_64-linux-gnu.so: undefined'
+     ' symbol: _ZN2at19UndefinedTensorImpl10_singletonE',
+     {'torch-companion-undefined-symbol': {'symbol': '_ZN2at19UndefinedTensorImpl10_singletonE'}}),
+    # pytorch/audio#3335
+    ('OSError: /home/pi/.pyenv/versions/3.8.16/envs/diart/lib/python3.8/site-packages/torchaudio/lib/libtorchaudio.so:'
+     ' undefined symbol: _ZNK5torch8autograd4Node4nameB5cxx11Ev',
+     {'torch-companion-undefined-symbol': {'symbol': '_ZNK5torch8autograd4Node4nameB5cxx11Ev'}}),
+    # bioinform/neusomatic#49 (title)
+    ('/public/home/**/.conda/envs/**/lib/python3.6/site-packages/torchvision/_C.cpython-36m-x86_64-linux-gnu.so: '
+     'undefined symbol: _ZN3c107Warning4warnENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE',
+     {'torch-companion-undefined-symbol': {
+         'symbol': '_ZN3c107Warning4warnENS_14SourceLocationENSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE'}}),
+    # NixOS/nixpkgs#162286 (torch 1.12.0 / torchvision 0.13.0 built by a distribution)
+    ('/home/octopus/workdir/lib/python3.10/site-packages/torchvision/io/image.py:13: UserWarning: Failed to load image '
+     'Python extension: /home/octopus/workdir/lib/python3.10/site-packages/torchvision/image.so: undefined symbol: '
+     '_ZN3c105ErrorC2ENS_14SourceLocationESs',
+     {'torch-companion-undefined-symbol': {'symbol': '_ZN3c105ErrorC2ENS_14SourceLocationESs'}}),
+    # MicrosoftDocs/pytorchfundamentals#23
+    ("ERROR: torchvision 0.9.1 has requirement torch==1.8.1, but you'll have torch 1.11.0 which is incompatible.",
+     {'torch-companion-pip-conflict': {'torch': '1.11.0'}}),
+    # 2kpr/ComfyUI-PMRF#11
+    ('torchvision 0.19.1 requires torch==2.4.1, but you have torch 2.5.1 which is incompatible.',
+     {'torch-companion-pip-conflict': {'torch': '2.5.1'}}),
+    # pytorch/pytorch#40013 (a nightly)
+    ("ERROR: torchvision 0.7.0.dev20200610 has requirement torch==1.6.0.dev20200609, but you'll have torch "
+     "1.6.0.dev20200610 which is incompatible.",
+     {'torch-companion-pip-conflict': {'torch': '1.6.0.dev20200610'}}),
+    # case 209 (jax-ml/jax#26750): the plugin frame and its source line, joined as the reader joins them
+    ('File "../lib/python3.13/site-packages/jax_plugins/xla_cuda12/__init__.py", line 96, in initialize '
+     'xla_client.register_custom_type_id_handler(',
+     {'jax-cuda-plugin-jaxlib-api-missing': {}}),
+    # prs-eth/thera#7
+    ('File "/usr/local/lib/python3.11/dist-packages/jax_plugins/xla_cuda12/__init__.py", line 21, in <module> '
+     'from jax._src.lib import triton',
+     {'jax-cuda-plugin-jaxlib-api-missing': {}}),
 ]
 
 
@@ -864,6 +916,15 @@ INNOCENT: list[str] = [
     'NCCL version: 2708',
     ('jax.devices (8 total, 8 local): [CudaDevice(id=0) CudaDevice(id=1) CudaDevice(id=2) CudaDevice(id=3)'
      ' CudaDevice(id=4) CudaDevice(id=5) CudaDevice(id=6) CudaDevice(id=7)]'),
+    # pytorch/audio#1461, #2614: torchaudio's own third-party libraries, not a torch symbol
+    'OSError: /usr/lib/python3.9/site-packages/torchaudio/_torchaudio.so: undefined symbol: WavpackGetMode',
+    'OSError: /rds/project/rds-KQ4S3rlDzm8/gs534/audio/torchaudio/lib/libtorchaudio.so: undefined symbol: gsm_create',
+    # epaillas/acm#152: the plugin's own CUDA check on a CPU node (frame and source line joined)
+    ('File "/global/common/software/desi/conda/lib/python3.12/site-packages/jax_plugins/xla_cuda12/__init__.py", '
+     'line 328, in initialize _check_cuda_versions(raise_on_first_error=True)'),
+    # klujax (gdsfactory/gplugins#331): third-party code calling a removed jaxlib API is not a plugin mismatch
+    "AttributeError: module 'jaxlib.xla_client' has no attribute 'register_cpu_custom_call_target'",
+    'torchvision 0.18.1+cu121 requires torch==2.3.1',
 ]
 
 

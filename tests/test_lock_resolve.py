@@ -312,3 +312,27 @@ def test_pip_resolver_report_without_hash() -> None:
     report = _report(_item("myproj", "0.1", {"url": "file:///src/myproj", "dir_info": {"editable": True}}))
     with pytest.raises(LockError, match=r"myproj==0.1 comes from file:///src/myproj"):
         PipResolver("python3").resolve(_request(), Recorder(report=report))
+
+
+# ---- newest: what an unconstrained request would get (issue 12 item 3) ---------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["uv", "pip"])
+def test_both_resolvers_say_the_newest_version_the_sources_offer(which: str, tmp_path: Path) -> None:
+    """Real uv and real pip over a find-links folder holding torch 2.15.0 and 2.16.0 (a release newer than any
+    torch.toml knows): each names 2.16.0, so `lock` can say the index has a newer torch than it pinned."""
+    import os
+
+    from envguard import _subprocess
+    from envguard.lock.resolve import choose_resolver
+    from tests.wheelhouse import make_wheel
+
+    house = tmp_path / "house"
+    for version in ("2.15.0", "2.16.0"):
+        make_wheel(house, "torch", version)
+    resolver = choose_resolver(which, dict(os.environ), _subprocess.run)
+    request = ResolveRequest(requirements=("torch",), python="3.11", platform="linux-x86_64",
+                             find_links=(str(house),), no_index=True, timeout_s=120.0)
+    assert resolver.newest(request, "torch", _subprocess.run) == "2.16.0"
+    assert resolver.newest(request, "no-such-package-anywhere", _subprocess.run) is None

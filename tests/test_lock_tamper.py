@@ -179,3 +179,29 @@ def test_sync_installs_exactly_the_lock_and_verifies(installer: str, wheelhouse:
         assert "click==8.1.7" in frozen and "six==" in frozen and "packaging" not in frozen
         assert doc["removed"] == ["packaging", "setuptools"] or doc["removed"] == ["packaging"]
     assert invoke("verify", str(lock_dir), "--python", str(python))[0] == 0
+
+
+def test_a_virtualenv_made_environment_verifies_and_a_changed_virtualenv_pth_does_not(
+        wheelhouse: Path, tmp_path: Path) -> None:
+    """virtualenv 20.x writes `_virtualenv.pth` (`import _virtualenv`) into every environment it creates: no
+    package's RECORD lists it, and it is not drift. The same name with other content is."""
+    venv = tmp_path / "ve"
+    made = _run(sys.executable, "-m", "virtualenv", "-q", "--no-periodic-update", str(venv))
+    assert made.ok, made.stderr[-2000:]
+    site = next((venv / "lib").glob("python3.*/site-packages"))
+    assert (site / "_virtualenv.pth").read_text().strip() == "import _virtualenv"
+    python = venv / "bin" / "python"
+    assert _run(str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links", str(wheelhouse), "six").ok
+    lock_dir = tmp_path / "lock"
+    code, _out, err = invoke("lock", "--from-current", "--python", str(venv), "--no-index", "--find-links",
+                             str(wheelhouse), "--format", "json,pip", "-o", str(lock_dir))
+    assert code == 0, err
+    code, report = _verify(lock_dir, python)
+    assert code == 0, report
+    notes = report["notes"]
+    assert isinstance(notes, list)
+    assert any("_virtualenv.pth: accepted" in n for n in notes), report
+    (site / "_virtualenv.pth").write_text("import _virtualenv; import os\n")
+    code, report = _verify(lock_dir, python)
+    assert code == 1
+    assert ("pth", "_virtualenv.pth") in _kinds(report)

@@ -25,6 +25,9 @@ from envguard.lock.spec import LockedPackage, check_name, check_version
 logger = logging.getLogger(__name__)
 
 #: Platform tags per lock platform: uv's --python-platform, then pip's --platform list (newest first).
+#: ``pip index versions`` prints "torch (2.15.0)" first: the newest version the sources offer.
+_PIP_INDEX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]* \((?P<version>[^)\s]{1,64})\)\s*$", re.MULTILINE)
+
 PLATFORMS: dict[str, tuple[str, tuple[str, ...]]] = {
     "linux-x86_64": ("x86_64-manylinux_2_28", (*(f"manylinux_2_{m}_x86_64" for m in range(28, 16, -1)),
                                                "manylinux2014_x86_64", "linux_x86_64")),
@@ -219,9 +222,18 @@ class PipResolver:
         keys = {p.key for p in pins}
         return {k: u for k, u in resolution.urls if k in keys}
 
-    def newest(self, request: ResolveRequest, name: str, run: CommandRunner) -> str | None:  # noqa: ARG002
-        """Not asked of pip (a second pip resolution costs as much as the first): unknown."""
-        return None
+    def newest(self, request: ResolveRequest, name: str, run: CommandRunner) -> str | None:
+        """``pip index versions NAME`` for the lock's Python and platform (no resolution: one index query);
+        None when pip cannot say (an old pip without the command, an unreachable index)."""
+        argv = [self.python, "-m", "pip", "index", "versions", name, "--no-input",
+                "--disable-pip-version-check", "--python-version", request.python, "--only-binary=:all:",
+                "--implementation", "cp"]
+        for tag in PLATFORMS[request.platform][1]:
+            argv += ["--platform", tag]
+        argv += _source_args(request)
+        result = run(tuple(argv), timeout=min(request.timeout_s, 120.0))
+        m = _PIP_INDEX.search(result.stdout) if result.ok else None
+        return m.group("version") if m else None
 
 
 def report_urls(doc: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:

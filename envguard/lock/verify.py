@@ -50,6 +50,10 @@ class VerifyResult:
         return not self.drifts
 
 
+#: The owner the installed-files script gives virtualenv's own _virtualenv.pth (probes/_installed.py).
+VIRTUALENV_OWNER = "(the virtualenv that created this environment)"
+
+
 def _same_version(a: str, b: str) -> bool:
     """PEP 440 equality ("1.0" == "1.0.0"), local label included; text equality for non-versions."""
     try:
@@ -150,6 +154,9 @@ def compare(
                      "no file digests for them (lock --from-current, or --record-files, records them)")
     if scan is not None:
         drifts += _scan_drifts(scan, locked_keys | skip)
+        notes += [f"{path}: accepted, written by virtualenv when it created this environment (`import "
+                  "_virtualenv`; the _virtualenv.py it loads is not checked)"
+                  for path, owner in scan.pth if owner == VIRTUALENV_OWNER]
     for key, dist in sorted(by_key.items()):
         if key in locked_keys or key in skip:
             continue
@@ -178,7 +185,7 @@ def _scan_drifts(scan: SiteScan, accepted: set[str]) -> list[Drift]:
         out.append(Drift("unrecorded", "…", None, None, f"{scan.unrecorded_count - len(scan.unrecorded)} more "
                          "unrecorded file(s)"))
     for path, owner in scan.pth:
-        if owner is not None and canonicalize_name(owner) in accepted:
+        if owner == VIRTUALENV_OWNER or (owner is not None and canonicalize_name(owner) in accepted):
             continue
         why = (f"belongs to {owner}, which the lock does not list" if owner else
                "no installed RECORD lists it with this content")

@@ -158,6 +158,25 @@ def _scan(folder, owned_tops, recorded, pycs):
     return unrecorded, bytecode, pth
 
 
+#: What virtualenv (20.x; also uv before 0.4 and the tools built on them: tox, pipx, hatch, poetry) writes into a
+#: new environment's site-packages: a one-line .pth that imports its _virtualenv.py (a distutils patch).
+VIRTUALENV_PTH = "_virtualenv.pth"
+VIRTUALENV_OWNER = "(the virtualenv that created this environment)"
+
+
+def _virtualenv_own(folder):
+    """True when folder's _virtualenv.pth is the creator's: this interpreter is a virtual environment, the file
+    is exactly ``import _virtualenv`` and _virtualenv.py lies beside it (its content varies by version)."""
+    if sys.prefix == getattr(sys, "base_prefix", sys.prefix):
+        return False
+    try:
+        with open(os.path.join(folder, VIRTUALENV_PTH), encoding="utf-8") as fh:
+            text = fh.read(200)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text.strip() == "import _virtualenv" and os.path.isfile(os.path.join(folder, "_virtualenv.py"))
+
+
 def main():
     records = "--records" in sys.argv[1:] or "--scan" in sys.argv[1:]
     hash_files = "--records" in sys.argv[1:]
@@ -223,6 +242,8 @@ def main():
                         intact = _digest(os.path.join(folder, leaf)) == algo_hash[len("sha256="):]
                     except OSError:
                         intact = False
+                if owner is None and leaf == VIRTUALENV_PTH and _virtualenv_own(folder):
+                    owner, intact = VIRTUALENV_OWNER, True
                 scan["pth"].append({"path": os.path.join(folder, leaf), "owner": owner if intact else None})
     ver = sys.version_info
     sys.stdout.write(json.dumps({"installed_version": 1, "python": "%d.%d.%d" % (ver[0], ver[1], ver[2]),

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import extract, extract_builds, extract_driver, extract_python, libraries
+from envguard.reports import companions, extract, extract_builds, extract_driver, extract_python, libraries
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -72,7 +72,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
                       extract.prose, extract_builds.build_facts, libraries.library_facts,
-                      *extract_python.EXTRACTORS, *extract_driver.EXTRACTORS):
+                      *extract_python.EXTRACTORS, companions.version_queries, companions.site_paths,
+                      companions.companion_prose, companions.conda_companion_builds, *extract_driver.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)
@@ -88,6 +89,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
             # in the report count here too, one tier weaker than this part's own.
             own += [replace(m, tier=m.tier - 1) for m in mentions
                     if m.kind in MACHINE_KINDS and not env.holds(m.line) and m.tier > PROSE]
+            own += companions.carried(lines, mentions, env.holds)
         errors = [line for index, line, _facts in matched if env.holds(index + 1)][:MAX_ERROR_LINES]
         label = env.label(len(parts)) if len(parts) > 1 else ""
         snapshot, notes = assemble(own, errors, f"{name}, {label}" if label else name, mats)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
-from envguard.reports import variants
+from envguard.reports import companions, variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
@@ -143,6 +143,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     jetson = get("jetpack") or get("l4t")
     system = _system(os_m.value if os_m else "", platform_m.value if platform_m else "",
                      wheel_m.value if wheel_m else "") or ("linux" if jetson else None)
+    path_m = get("path_os")
+    if system is None and path_m is not None:
+        system = companions.path_system(path_m.value, [m.value for m in r.mentions if m.kind in ("package", "torch")])
     libc = get("libc")
     glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
     arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
@@ -262,6 +265,9 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             build = _torch_facts(r, build, torch_m, system, pkgs, matrices, arch)
         elif build.name in ("torchvision", "torchaudio"):
             build = replace(build, source=pkgs[build.name].source)
+            build = companions.conda_build(build, r.get(f"{build.name}_build"))
+            build = companions.pypi_build(build, pkgs[build.name], torch_m.value if torch_m else None, system, arch,
+                                          matrices)
         elif build.name == "tensorflow":
             dist = build.distribution
             cpu = normalize_name(dist) == "tensorflow-cpu"

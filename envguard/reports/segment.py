@@ -23,7 +23,10 @@ def normalize_report(text: str) -> list[str]:
         while line.startswith(">"):
             line = line[1:].lstrip() if line[1:2] in (" ", "") else line[1:]
         if line.strip().startswith("```"):
-            line = ""
+            # NOTE: a fence is blank, but text pasted right after it on the same line ("```Jax plugin configuration
+            # error: ...") is a line of the report; a word alone is the fence's language tag ("```bash").
+            rest = line.strip().lstrip("`").strip()
+            line = rest if " " in rest else ""
         out.append(line)
     return out
 

@@ -206,6 +206,11 @@ def _suggest_python(spec: str) -> str:
     return spec
 
 
+def _cuda_xy(cuda: str | None) -> str | None:
+    """"10.1.243" and "10.1" are one CUDA release (collect_env prints the full toolkit version)."""
+    return ".".join(cuda.split(".")[:2]) if cuda else cuda
+
+
 class CompanionRule:
     """torchvision/torchaudio and JAX plugins must match their core release and CUDA variant."""
 
@@ -264,8 +269,16 @@ class CompanionRule:
                     release.prov.source if release else None, comp.name,
                 )
                 return
-        # 3. The CUDA variant (local version) must agree.
-        if (comp.accelerator and torch.accelerator and comp.cuda != torch.cuda and comp.accelerator != "cpu") or (
+        # 3. The CUDA variant (local version) must agree. A companion without a +suffix has the variant of its plain
+        # or conda build (reports.companions); torchvision >= 0.16 refuses only another CUDA major ("compiled with
+        # different CUDA major versions", deforum-stable-diffusion#348; 0.15 compared the minor too, sd-easy-mode#18).
+        cv = version(comp.version)
+        if ("+" not in comp.version and comp.name == "torchvision" and cv is not None and cv >= version("0.16")  # type: ignore[operator] # reason: literal parses
+                and comp.accelerator == torch.accelerator == "cuda"
+                and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]):
+            return
+        if (comp.accelerator and torch.accelerator and _cuda_xy(comp.cuda) != _cuda_xy(torch.cuda)
+                and comp.accelerator != "cpu") or (
             comp.accelerator == "cpu" and torch.accelerator == "cuda"
         ):
             yield Finding(

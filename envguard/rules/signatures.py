@@ -95,7 +95,8 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
         else:
             # NOTE: two messages of one code are one finding with the stronger severity ("Found GPU0 ... capability
             # 2.1" is a warning, "PyTorch no longer supports this GPU because it is too old" on the next line an
-            # error): the order of the lines must not decide it.
+            # error; a JAX plugin's warning line and the traceback frame that shows why): the order of the lines
+            # must not decide it.
             host = out[twin]
             if host.subject == SUBJECT and finding.severity > host.severity:
                 host = dataclasses.replace(finding, evidence=host.evidence)
