@@ -37,6 +37,10 @@ _CONTAINER_WORD = re.compile(r"\b(?:containers?|images?|docker|tags?)\b", re.IGN
 _L4T_IMAGE = re.compile(r"\b((?:nvcr\.io/nvidia/)?l4t-[a-z0-9-]{1,30}|dustynv/[\w.-]{1,60}):[\w.-]{0,40}?"
                         r"(?<![\w.])r?(3[2-9]\.\d(?:\.\d)?)(?!\w|\.\w)")
 _SKIP_LINE = ("File ", "/", "|")
+#: nvidia-smi's header line copied without the table around it: "NVIDIA-SMI 470.57.02  Driver Version: 470.57.02
+#: CUDA Version: 12.1" (the table parser wants the whole table).
+_SMI_HEADER = re.compile(r"NVIDIA-SMI\s{1,8}\d{3}\.\d{1,3}(?:\.\d{1,3})?\s{1,20}Driver Version:\s{0,4}"
+                         r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s{1,20}CUDA Version:\s{0,4}(\d{1,2}\.\d{1,2})")
 
 
 def _stated(sentence: str, start: int, end: int) -> bool:
@@ -60,6 +64,17 @@ def driver_prose(lines: list[str], offset: int) -> Iterator[Mention]:
                     break
 
 
+def smi_header(lines: list[str], offset: int) -> Iterator[Mention]:
+    """nvidia-smi's header line on its own (tool output: the driver and the newest CUDA it runs)."""
+    for i, line in enumerate(lines):
+        if "NVIDIA-SMI" not in line or line.lstrip().startswith("|"):
+            continue
+        found = _SMI_HEADER.search(line)
+        if found:
+            yield Mention("driver", found.group(1), offset + i + 1, TOOL, "nvidia-smi header")
+            yield Mention("driver_cuda", found.group(2), offset + i + 1, TOOL, "nvidia-smi header")
+
+
 def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
     """The host's L4T release (/etc/nv_tegra_release, "Jetson Linux 35.4.1", a bare "r32.6" in a report about a
     Jetson) and the L4T release of the Jetson containers it names (their tags, or "the r34.1 container")."""
@@ -70,7 +85,8 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
         n = offset + i + 1
         tegra = _TEGRA_RELEASE.match(line.strip())
         if tegra:
-            yield Mention("l4t", f"{tegra.group(1)}.{tegra.group(2)}.{tegra.group(3)}", n, TOOL, "/etc/nv_tegra_release")
+            release = f"{tegra.group(1)}.{tegra.group(2)}.{tegra.group(3)}"
+            yield Mention("l4t", release, n, TOOL, "/etc/nv_tegra_release")
             continue
         linux = _JETSON_LINUX.search(line)
         if linux:
@@ -92,7 +108,7 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention("l4t", value, n, PROSE, "text (L4T release)")
 
 
-EXTRACTORS = (driver_prose, jetson_releases)
+EXTRACTORS = (driver_prose, smi_header, jetson_releases)
 
 
 def derive(mentions: list[Mention], matrices: Matrices) -> list[Mention]:

@@ -11,7 +11,7 @@ from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
-from envguard.rules.driver_compat import ForwardCompatRule
+from envguard.rules.driver_compat import ForwardCompatRule, ReportedCudaMajorRule
 from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
@@ -30,6 +30,7 @@ __all__ = ["ALL_RULES", "Rule", "run_rules"]
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
     ForwardCompatRule(),
+    ReportedCudaMajorRule(),
     ArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),

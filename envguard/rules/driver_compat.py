@@ -78,3 +78,44 @@ class ForwardCompatRule:
         if snapshot.from_report:
             for toolkit in snapshot.toolkit_list():
                 yield toolkit.version, ev("CUDA toolkit", toolkit.version, toolkit.source)
+
+
+MINOR_COMPAT_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+
+
+class ReportedCudaMajorRule:
+    """A report that names a CUDA (a toolkit, a "built for cu130" build) of a newer major than its driver runs.
+
+    Minor-version compatibility spans the minors of one CUDA major (11+), never a new major: a CUDA 13 runtime
+    needs an r580+ driver whatever the GPU. Judged only when the report names no framework build (the driver rule
+    judges those) and states the driver's own CUDA (nvidia-smi's header, the driver's CUDA integer).
+    """
+
+    id = "reported-cuda-major"
+    summary = "a CUDA named in a report needs a newer driver major than the driver supports"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """One driver-too-old finding for the first such CUDA."""
+        driver = snapshot.driver
+        if not snapshot.from_report or not isinstance(driver, DriverInfo) or any(cuda_builds(snapshot)):
+            return
+        have = version(driver.cuda_driver_version)
+        if have is None or have.major < 11 or image_build(snapshot) is not None:
+            return
+        for toolkit in snapshot.toolkit_list():
+            need = version(toolkit.version)
+            if need is None or need.major <= have.major:
+                continue
+            family = next((f for f in matrices.cuda_driver.families if f.major == need.major), None)
+            floor = f" (driver >= {family.linux_min_driver} on Linux)" if family is not None else ""
+            yield Finding(
+                "driver-too-old", Severity.ERROR,
+                f"The report's CUDA {toolkit.version} is a newer major than the driver runs: the driver supports CUDA "
+                f"{driver.cuda_driver_version} at most, and minor-version compatibility does not cross CUDA majors, "
+                f"so CUDA {need.major}.x code needs a CUDA {need.major} driver{floor}.",
+                (*driver_evidence(driver), ev("CUDA", toolkit.version, toolkit.source)),
+                f"upgrade the NVIDIA driver to one that supports CUDA {need.major}.x{floor}; or use builds for CUDA "
+                f"{have.major}.x (e.g. the cu{have.major}x variants of the framework)",
+                MINOR_COMPAT_SOURCE, "driver",
+            )
+            return
