@@ -62,6 +62,20 @@ def script_source(package: str, name: str) -> str:
     return (files(package) / name).read_text(encoding="utf-8")
 
 
+def matrix_header_text(root: Traversable, name: str) -> str:
+    """The lines of ``root/<name>.toml`` before its first table (provenance, ``retrieved``), read without the rest.
+
+    :raises OSError, UnicodeDecodeError: when the file cannot be read.
+    """
+    head = []
+    with (root / f"{name}.toml").open("r", encoding="utf-8") as handle:
+        for line in handle:
+            if line.lstrip().startswith("["):
+                break
+            head.append(line)
+    return "".join(head)
+
+
 def matrix_header(root: Traversable, name: str) -> dict[str, Any]:
     """The keys of ``root/<name>.toml`` before its first table (provenance, ``retrieved``), read without the rest.
 
@@ -74,11 +88,5 @@ def matrix_header(root: Traversable, name: str) -> dict[str, Any]:
         import tomli as toml  # the compiled parser (a dependency); see knowledge._base
     except ImportError:  # pragma: no cover
         import tomllib as toml  # type: ignore[no-redef,import-not-found,unused-ignore] # reason: same API
-    head = []
-    with (root / f"{name}.toml").open("r", encoding="utf-8") as handle:
-        for line in handle:
-            if line.lstrip().startswith("["):
-                break
-            head.append(line)
-    data: dict[str, Any] = toml.loads("".join(head))
+    data: dict[str, Any] = toml.loads(matrix_header_text(root, name))
     return data

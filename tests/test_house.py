@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -19,6 +20,10 @@ NOT_FOR_CHECK = (
     "envguard.cli.preflight", "envguard.lock", "envguard.smoke", "envguard.fleet", "envguard.scaffold",
     "envguard.engine", "envguard.fingerprints", "envguard.knowledge.paddle", "envguard.knowledge.cuda_images",
     "envguard.knowledge.gpu_peaks", "envguard.reports", "docker", "torch", "tensorflow", "jax",
+    # the error catalogue and the rules that judge a report's error lines: a probed machine shows none
+    "envguard.knowledge.errors", "envguard.rules.signatures", "envguard.rules.installs", "envguard.rules.arch_evidence",
+    # on a machine without libnvidia-ml.so.1 the NVML probe answers without importing pynvml
+    *(() if os.path.exists("/proc/driver/nvidia/version") else ("pynvml",)),
 )
 
 _PROBE = """

@@ -483,3 +483,30 @@ def test_parsed_matrices_are_cached_by_content(tmp_path: Path, monkeypatch: pyte
     assert load_matrices(root).torch == first  # a broken cache entry is ignored
     monkeypatch.setenv("ENVGUARD_CACHE_DIR", "")
     assert load_matrices(root).torch == first  # cache off
+
+
+def test_headers_are_cached_beside_the_tables_and_a_changed_header_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staleness check reads every file's header; those go through the same cache, in entries of their own
+    that replacing a table's entry never removes (and the other way round)."""
+    import datetime as dt
+    import shutil
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ENVGUARD_CACHE_DIR", str(cache))
+    root = tmp_path / "m"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "matrices", root)
+    first = {m.name: m for m in load_matrices(root).headers()}
+    assert len(list(cache.glob("matrix-*-header-*.json"))) == len(first)
+    _ = load_matrices(root).cuda_driver
+    assert load_matrices(root).headers() == tuple(first.values())  # from the cache, equal
+    text = (root / "cuda-driver.toml").read_text(encoding="utf-8")
+    old = f"retrieved = {first['cuda-driver'].retrieved.isoformat()}"
+    assert old in text
+    (root / "cuda-driver.toml").write_text(text.replace(old, "retrieved = 2031-01-02", 1), encoding="utf-8")
+    fresh = load_matrices(root)
+    assert {m.name: m for m in fresh.headers()}["cuda-driver"].retrieved == dt.date(2031, 1, 2)
+    _ = fresh.cuda_driver  # its table entry is replaced; the header entries stay
+    assert len(list(cache.glob("matrix-cuda-driver-header-*.json"))) == 1
+    assert len(list(cache.glob("matrix-cuda-driver-[0-9a-f]*.json"))) == 1
+    assert len(list(cache.glob("matrix-*-header-*.json"))) == len(first)

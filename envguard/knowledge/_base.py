@@ -251,14 +251,13 @@ def read_meta(root: Traversable, name: str) -> MatrixMeta:
 
     :raises MatrixError: when the file cannot be read or its header is not valid.
     """
-    from envguard.resources import matrix_header
+    from envguard.resources import matrix_header_text
 
     try:
-        data = matrix_header(root, name)
+        # NOTE: through the parse cache, keyed by the header's text: the staleness check reads all eleven.
+        data = _parsed(name, matrix_header_text(root, name), part="header")
     except (OSError, UnicodeDecodeError) as exc:
         raise MatrixError(f"cannot read matrix {name}.toml from {root}: {exc}") from exc
-    except ValueError as exc:
-        raise MatrixError(f"matrix {name}.toml has an invalid header: {exc}") from exc
     retrieved = data.get("retrieved")
     if isinstance(retrieved, dt.datetime) or not isinstance(retrieved, dt.date):
         raise MatrixError(f"matrix {name}.toml header: retrieved must be a TOML date")
@@ -322,10 +321,11 @@ def _undate(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def _parsed(name: str, raw: str) -> dict[str, Any]:
+def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
     """The TOML document, from a JSON cache keyed by the file's content when there is one (parsing TOML is most of
     the cost of loading a matrix: tomllib reads these files several times slower than json reads the same data).
     The TOML file stays the only source; a cache entry that cannot be read or written is simply ignored.
+    ``part``: "header" when ``raw`` is only the file's header (its own cache entry).
 
     :raises MatrixError: when the text is not valid TOML.
     """
@@ -337,7 +337,8 @@ def _parsed(name: str, raw: str) -> dict[str, Any]:
 
     folder = _cache_dir()
     digest = hashlib.sha256(f"{MATRIX_SCHEMA}\0{raw}".encode()).hexdigest()[:24]
-    path = os.path.join(folder, f"matrix-{name}-{digest}.json") if folder else None
+    stem = f"matrix-{name}{'-' + part if part else ''}-"
+    path = os.path.join(folder, f"{stem}{digest}.json") if folder else None
     if path is not None:
         try:
             with open(path, encoding="utf-8") as fh:
@@ -350,7 +351,8 @@ def _parsed(name: str, raw: str) -> dict[str, Any]:
     try:
         data: dict[str, Any] = toml.loads(raw)
     except toml.TOMLDecodeError as exc:
-        raise MatrixError(f"matrix {name}.toml is not valid TOML: {exc}") from exc
+        where = " has an invalid header" if part == "header" else " is not valid TOML"
+        raise MatrixError(f"matrix {name}.toml{where}: {exc}") from exc
     if path is not None and folder is not None:
         tmp = None
         try:
@@ -360,8 +362,10 @@ def _parsed(name: str, raw: str) -> dict[str, Any]:
                 json.dump(data, fh, default=_undate)
             os.replace(tmp, path)
             tmp = None
-            for old in os.listdir(folder):  # earlier versions of this matrix
-                if old.startswith(f"matrix-{name}-") and old != os.path.basename(path):
+            for old in os.listdir(folder):  # earlier versions of this matrix (or of its header)
+                rest = old[len(stem):] if old.startswith(stem) else ""
+                if len(rest) == 29 and rest.endswith(".json") and old != os.path.basename(path) and \
+                        all(c in "0123456789abcdef" for c in rest[:24]):
                     os.unlink(os.path.join(folder, old))
         except (OSError, TypeError, ValueError):
             logger.debug("matrix cache not written for %s", name)

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Iterator, Sequence
 
 from envguard.findings import Finding, Report
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
-from envguard.rules.builds import CompanionRule, CpuOnlyRule, PlatformRule, PythonRule
+from envguard.rules.builds import CompanionRule, CpuOnlyRule, FreeThreadedRule, PlatformRule, PythonRule
+from envguard.rules.corroborate import merge_corroborated
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
-from envguard.rules.driver_compat import ForwardCompatRule, ReportedCudaMajorRule
-from envguard.rules.installs import FreeThreadedRule, OfferedVersionsRule, RejectedWheelRule
+from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
     LoaderPathRule,
@@ -22,14 +23,35 @@ from envguard.rules.libraries import (
     WheelPinRule,
 )
 from envguard.rules.loaded import LoadedLibraryRule
-from envguard.rules.signatures import SignatureRule, merge_corroborated
 from envguard.snapshot import Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
 
+
+class OnErrorLines:
+    """A rule that judges only the error lines a report shows, imported the first time a snapshot has some (a
+    probed machine has none: `check` does not pay for the error catalogue and its rules)."""
+
+    def __init__(self, target: str, rule_id: str, summary: str) -> None:
+        self.target = target
+        self.id = rule_id
+        self.summary = summary
+        self._rule: Rule | None = None
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """The wrapped rule's findings; none without observed error lines."""
+        if not snapshot.observed_errors:
+            return
+        if self._rule is None:
+            module, name = self.target.split(":")
+            self._rule = getattr(importlib.import_module(module), name)()
+        yield from self._rule.check(snapshot, matrices)
+
+
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
-    ForwardCompatRule(),
+    OnErrorLines("envguard.rules.driver_compat:ForwardCompatRule", "forward-compat",
+                 "CUDA error 804 next to a driver older than the CUDA the image, build or toolkit needs"),
     ReportedCudaMajorRule(),
     ArchRule(),
     CpuOnlyRule(),
@@ -37,8 +59,10 @@ ALL_RULES: tuple[Rule, ...] = (
     PlatformRule(),
     PythonRule(),
     FreeThreadedRule(),
-    RejectedWheelRule(),
-    OfferedVersionsRule(),
+    OnErrorLines("envguard.rules.installs:RejectedWheelRule", "rejected-wheel",
+                 "a wheel pip rejected for this platform, in a pasted report"),
+    OnErrorLines("envguard.rules.installs:OfferedVersionsRule", "offered-versions",
+                 "a pinned release the index does not offer for this Python, in a pasted report"),
     CompanionRule(),
     WheelPinRule(),
     JaxPluginRule(),
@@ -47,7 +71,8 @@ ALL_RULES: tuple[Rule, ...] = (
     MixedWheelsRule(),
     LoadedLibraryRule(),
     ToolkitRule(),
-    SignatureRule(),
+    OnErrorLines("envguard.rules.signatures:SignatureRule", "signatures",
+                 "error messages in a pasted report, matched against the signature catalogue"),
 )
 
 

@@ -13,6 +13,7 @@ from envguard.rules.base import (
     build_evidence,
     ev,
     interpreter_source,
+    platform_of,
     series,
     system_of,
     torch_variant,
@@ -311,3 +312,35 @@ class CompanionRule:
                     f"pip install -U 'jax[cuda{plugin_name[8:10]}]'  # installs a matching jaxlib and plugin",
                     "https://docs.jax.dev/en/latest/installation.html", "jax",
                 )
+
+
+class FreeThreadedRule:
+    """A free-threaded CPython needs a free-threaded wheel, which torch publishes for some platforms only."""
+
+    id = "free-threaded"
+    summary = "the framework publishes free-threaded wheels for this platform"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield python-unsupported findings."""
+        python = snapshot.python
+        if not isinstance(python, PythonInfo) or not python.free_threaded:
+            return
+        build = snapshot.framework("torch")
+        release = matrices.torch.release(build.version) if build is not None else None
+        if build is None or release is None or release.free_threaded is None:
+            return
+        platform = platform_of(snapshot)
+        if platform in release.free_threaded:
+            return
+        where = ", ".join(release.free_threaded) or "no platform"
+        yield Finding(
+            "python-unsupported", Severity.ERROR,
+            f"Python {python.version} is a free-threaded build, but torch {release.version} published "
+            f"free-threaded wheels only for {where}, not {platform}: the installed wheel's C extensions are built "
+            "for the regular (GIL) interpreter and cannot load.",
+            (ev("python", f"{python.version} (free-threaded)", python.source), build_evidence(build),
+             ev("free-threaded wheels", where, f"torch.toml {release.version} free_threaded")),
+            "run it with the regular (GIL) Python of the same version, or use a torch release that publishes "
+            f"free-threaded wheels for {platform}",
+            release.prov.source, "torch",
+        )

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import cuda_builds, driver_evidence, ev, system_of, version
+from envguard.rules.corroborate import SUBJECT
 from envguard.rules.driver import FORWARD_COMPAT_SOURCE, image_build, meets
-from envguard.rules.signatures import SUBJECT, _excerpt
 from envguard.snapshot import DriverInfo, Snapshot
 
 SIGNATURE = "cuda-forward-compat-unsupported-hw"
@@ -41,6 +41,9 @@ class ForwardCompatRule:
                      None)
         if match is None:
             return
+        # NOTE: imported here: the catalogue rules load only for reports with error lines.
+        from envguard.rules.signatures import _excerpt
+
         system = system_of(snapshot)
         for cuda, what in self._cudas(snapshot):
             native = matrices.cuda_driver.native_driver(cuda, system)

@@ -1,11 +1,13 @@
-"""python-unsupported from what pip said and from free-threaded interpreters.
+"""python-unsupported from what pip said.
 
 - A wheel pip rejected ("X.whl is not a supported wheel on this platform") whose platform tag fits the machine:
   its Python tag is the one that does not fit.
 - A pinned release pip did not offer while it offered others ("(from versions: 2.16.0rc0, ...)"): the Python the
   report gives, or the one the offered releases imply through their supported-Python ranges, is outside the
   pinned release's range.
-- A free-threaded CPython (3.13t ...) with a torch release that published no free-threaded wheel for this platform.
+
+Both judge only the error lines a report shows (rules/__init__.py imports this module when there are some); the
+free-threaded rule is in builds.py.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import build_evidence, ev, platform_of, system_of
+from envguard.rules.base import ev, system_of
 from envguard.snapshot import PythonInfo, Snapshot
 
 _REJECTED = re.compile(r"([\w.+!-]{1,200}\.whl) is not a supported wheel on this platform")
@@ -209,35 +211,3 @@ def _implied_pythons(offered: list[str], releases: Sequence[_Release]) -> list[s
     gaps = [r for s, r in ordered if low < s < high and s not in have]
     return [p for p in _MINORS if all(p in r.python for _s, r in known)
             and not any(p in r.python for r in (*below, *gaps))]
-
-
-class FreeThreadedRule:
-    """A free-threaded CPython needs a free-threaded wheel, which torch publishes for some platforms only."""
-
-    id = "free-threaded"
-    summary = "the framework publishes free-threaded wheels for this platform"
-
-    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
-        """Yield python-unsupported findings."""
-        python = snapshot.python
-        if not isinstance(python, PythonInfo) or not python.free_threaded:
-            return
-        build = snapshot.framework("torch")
-        release = matrices.torch.release(build.version) if build is not None else None
-        if build is None or release is None or release.free_threaded is None:
-            return
-        platform = platform_of(snapshot)
-        if platform in release.free_threaded:
-            return
-        where = ", ".join(release.free_threaded) or "no platform"
-        yield Finding(
-            "python-unsupported", Severity.ERROR,
-            f"Python {python.version} is a free-threaded build, but torch {release.version} published "
-            f"free-threaded wheels only for {where}, not {platform}: the installed wheel's C extensions are built "
-            "for the regular (GIL) interpreter and cannot load.",
-            (ev("python", f"{python.version} (free-threaded)", python.source), build_evidence(build),
-             ev("free-threaded wheels", where, f"torch.toml {release.version} free_threaded")),
-            "run it with the regular (GIL) Python of the same version, or use a torch release that publishes "
-            f"free-threaded wheels for {platform}",
-            release.prov.source, "torch",
-        )

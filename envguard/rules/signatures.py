@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -12,12 +11,12 @@ from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import driver_evidence
+from envguard.rules.corroborate import SUBJECT
 from envguard.snapshot import Snapshot, Unavailable
 
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
-SUBJECT = "reported message"
 
 
 class SignatureRule:
@@ -79,29 +78,6 @@ def _excerpt(match: SignatureMatch, width: int = 160) -> str:
     start = max(0, found.start() - 20) if found else 0
     text = line[start:start + width]
     return ("..." if start else "") + text + ("..." if start + width < len(line) else "")
-
-
-def merge_corroborated(findings: list[Finding]) -> list[Finding]:
-    """A message that confirms a fact-based finding becomes evidence of it, not a second finding."""
-    out = [f for f in findings if f.subject != SUBJECT]
-    for finding in (f for f in findings if f.subject == SUBJECT):
-        if any(f.subject != SUBJECT and finding.evidence[0] in f.evidence for f in out):
-            continue  # a fact-based finding that cites this very message explains it (whatever its code)
-        # A fact-based finding of the same code absorbs the message; so does an earlier message of that code.
-        twin = next((i for i, f in enumerate(out) if f.code == finding.code and f.subject != SUBJECT),
-                    next((i for i, f in enumerate(out) if f.code == finding.code), None))
-        if twin is None:
-            out.append(finding)
-        else:
-            # NOTE: two messages of one code are one finding with the stronger severity ("Found GPU0 ... capability
-            # 2.1" is a warning, "PyTorch no longer supports this GPU because it is too old" on the next line an
-            # error; a JAX plugin's warning line and the traceback frame that shows why): the order of the lines
-            # must not decide it.
-            host = out[twin]
-            if host.subject == SUBJECT and finding.severity > host.severity:
-                host = dataclasses.replace(finding, evidence=host.evidence)
-            out[twin] = dataclasses.replace(host, evidence=host.evidence + finding.evidence)
-    return out
 
 
 # ---- explain -------------------------------------------------------------------------------------
