@@ -775,6 +775,27 @@ LINES: list[tuple[str, Expected]] = [
     ("/lib/python3.7/importlib/_bootstrap.py:219: RuntimeWarning: compiletime version 3.6 of module "
      "'tensorflow.python.framework.fast_tensor_util' does not match runtime version 3.7",
      {'python-compiletime-version-mismatch': {'python': '3.7'}}),
+    # NVML's error names as Python bindings print them, the NVSwitch fabric manager (w4-driver)
+    # vllm-project/vllm#29737 (issue title)
+    ("[Installation]: RM has detected an NVML/RM version mismatch", {'nvml-lib-rm-version-mismatch': {}}),
+    # wookayin/gpustat#147
+    ("of type `pynvml.nvml.NVMLError_LibRmVersionMismatch`.", {'nvml-lib-rm-version-mismatch': {}}),
+    # bentoml/BentoML#4940 (issue title)
+    ("bug: pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", {'nvml-error-driver-not-loaded': {}}),
+    # rapidsai/jupyterlab-nvdashboard#31
+    ("pynvml.nvml.NVMLError_LibraryNotFound: NVML Shared Library Not Found", {'nvml-error-library-not-found': {}}),
+    # NVIDIA/gpu-operator#544
+    ("nv-fabricmanager[3228]: fabric manager NVIDIA GPU driver interface version 530.30.02 don't match with driver "
+     "version 530.41.03. Please update with matching NVIDIA driver package.",
+     {'fabricmanager-driver-version-mismatch': {'driver': '530.41.03'}}),
+    # NVIDIA/nvtrust#55 (a typographic apostrophe)
+    ("\"fabric manager NVIDIA GPU driver interface version 550.90.07 don\u2019t match with driver version 550.107.02. "
+     "Please update with matching NVIDIA driver package\"",
+     {'fabricmanager-driver-version-mismatch': {'driver': '550.107.02'}}),
+    # huggingface/huggingface_hub#4134
+    ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+     "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized",
+     {'cuda-system-not-ready': {}}),
     # case 230 (ltdrdata/ComfyUI-Impact-Pack#915), cut after the operator's backend list
     ("Could not run 'torchvision::nms' with arguments from the 'CUDA' backend. This could be because the operator "
      "doesn't exist for this backend, or was omitted during the selective/custom build process (if using custom "

@@ -108,6 +108,34 @@ def _minor(version: str) -> str | None:
     return f"{v.major}.{v.minor}" if len(v.release) >= 2 else None
 
 
+@dataclass(frozen=True, slots=True)
+class L4tRelease:
+    """A Jetson Linux (L4T) release line, the JetPack it ships in, and the CUDA its driver and containers carry."""
+
+    #: L4T release as major.minor ("32.6", "35.4").
+    l4t: Version
+    #: The JetPack release ("4.6", "5.1.2").
+    jetpack: Version
+    #: The CUDA of that JetPack (major.minor): the newest CUDA its driver runs, and the CUDA its containers carry.
+    cuda: Version
+    prov: Provenance
+
+
+def _release_key(text: str) -> Version | None:
+    """"r32.6.1" / "R35.4" / "32.7" → a Version; None when not a release number."""
+    try:
+        return Version(text.strip().lstrip("rR"))
+    except InvalidVersion:
+        return None
+
+
+def _agreed_cuda(rows: list[L4tRelease]) -> L4tRelease | None:
+    """The one row whose CUDA every candidate shares (rows of one release line that agree), else None."""
+    if not rows or len({(r.cuda.major, r.cuda.minor) for r in rows}) != 1:
+        return None
+    return rows[0]
+
+
 _IMAGE_TAG = re.compile(r"^(?P<cuda>\d+\.\d+(?:\.\d+)?)-(?P<flavor>[a-z0-9-]+?)-(?P<os>[a-z]+[0-9.]*)$")
 
 
@@ -119,6 +147,32 @@ class CudaImagesMatrix:
     images: tuple[CudaImage, ...]
     flavors: tuple[CudaImageFlavor, ...]
     oses: tuple[ImageOs, ...] = ()
+    l4t_releases: tuple[L4tRelease, ...] = ()
+
+    def l4t(self, release: str) -> L4tRelease | None:
+        """The L4T line of ``release`` ("r32.6.1", "35.4"): its major.minor row, or the row its major shares with
+        every other row of that major (all r35 rows carry CUDA 11.4); None when unknown or ambiguous."""
+        v = _release_key(release)
+        if v is None:
+            return None
+        exact = [r for r in self.l4t_releases if (r.l4t.major, r.l4t.minor) == (v.major, v.minor)]
+        if exact:
+            return exact[0]
+        return _agreed_cuda([r for r in self.l4t_releases if r.l4t.major == v.major])
+
+    def jetpack(self, release: str) -> L4tRelease | None:
+        """The row of JetPack ``release`` ("4.6", "5.1.2"): exact, else its major.minor, else its major, each only
+        when the candidate rows agree on the CUDA."""
+        v = _release_key(release)
+        if v is None:
+            return None
+        exact = [r for r in self.l4t_releases if r.jetpack == v]
+        if exact:
+            return exact[0]
+        same_minor = [r for r in self.l4t_releases if (r.jetpack.major, r.jetpack.minor) == (v.major, v.minor)]
+        if same_minor:
+            return _agreed_cuda(same_minor)
+        return _agreed_cuda([r for r in self.l4t_releases if r.jetpack.major == v.major])
 
     def image(self, cuda: str) -> CudaImage | None:
         """The row for image release ``cuda`` ("12.4.1"), or the image tag that starts with it."""
@@ -198,7 +252,7 @@ _OS_FAMILIES: Final = ("apt", "dnf")
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaImagesMatrix:
-    col.keys(data, META_KEYS | {"image", "flavor", "os"}, "header")
+    col.keys(data, META_KEYS | {"image", "flavor", "os", "l4t"}, "header")
     images = []
     for where, row in col.rows(data, "image"):
         keys = {"cuda", "cudnn", "cudnn_flavor", "os", "require_cuda", "compat_branches", "brands"}
@@ -238,7 +292,23 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaImagesM
         flavors.append(CudaImageFlavor(name, contents, col.optional_specifier(row, "cuda", where),
                                        col.prov(row, where)))
     check_unique([f.name for f in flavors], col, "flavor", "name")
-    return CudaImagesMatrix(meta, tuple(images), tuple(flavors), _parse_oses(data, col))
+    return CudaImagesMatrix(meta, tuple(images), tuple(flavors), _parse_oses(data, col), _parse_l4t(data, col))
+
+
+def _parse_l4t(data: dict[str, Any], col: Collector) -> tuple[L4tRelease, ...]:
+    rows = []
+    for where, row in col.rows(data, "l4t"):
+        col.keys(row, {"l4t", "jetpack", "cuda"} | PROV_KEYS, where)
+        l4t = col.version(row, "l4t", where, required=True)
+        jetpack = col.version(row, "jetpack", where, required=True)
+        cuda = col.version(row, "cuda", where, required=True)
+        if l4t is None or jetpack is None or cuda is None:
+            continue
+        if len(l4t.release) != 2:
+            col.error(where, f"l4t {l4t} must be a release line major.minor (\"35.4\")")
+        rows.append(L4tRelease(l4t, jetpack, cuda, col.prov(row, where)))
+    check_order([r.l4t for r in rows], col, "l4t", "l4t")
+    return tuple(rows)
 
 
 _PEAK_FIGURES: Final = (

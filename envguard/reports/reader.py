@@ -14,7 +14,15 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import companions, extract, extract_builds, extract_python, extract_stack, libraries
+from envguard.reports import (
+    companions,
+    extract,
+    extract_builds,
+    extract_driver,
+    extract_python,
+    extract_stack,
+    libraries,
+)
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -73,12 +81,14 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
                       extract.prose, extract_builds.build_facts, libraries.library_facts,
                       extract_stack.stack_packages, *extract_python.EXTRACTORS, companions.version_queries,
-                      companions.site_paths, companions.companion_prose, companions.conda_companion_builds):
+                      companions.site_paths, companions.companion_prose, companions.conda_companion_builds,
+                      *extract_driver.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)
     mentions = libraries.without_claimed(mentions)
     mentions = extract_python.refine(lines, mentions)
+    mentions = extract_driver.derive(mentions, mats)
     parts = split_environments(len(lines), mentions)
     out = []
     for env in parts:

@@ -154,7 +154,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     host = HostInfo(
         system={"win32": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(system or "", "not reported"),
         arch=arch if arch != "unknown" else "not reported",
-        distro=os_m.value if os_m else (f"NVIDIA JetPack {jetson.value}" if jetson else None),
+        distro=os_m.value if os_m else (
+            (f"NVIDIA JetPack {jetson.value}" if jetson.kind == "jetpack" else f"NVIDIA L4T r{jetson.value}")
+            if jetson else None),
         glibc=glibc.group(1) if glibc else None,
         source=os_m.source if os_m else (jetson.source if jetson else "not reported"),
     )
@@ -231,7 +233,8 @@ def _driver(r: Resolved) -> DriverInfo | Unavailable:
                   f"is {package.value} ({package.source})")
         return Unavailable(reason, ("report",), "driver-library-mismatch")
     version = driver.value.split()[0] if driver else (module.value if module else None)
-    if version is not None and not re.match(r"\d{2,4}\.\d", version):
+    # NOTE: a bare branch ("my driver is 525") is kept as written; the rules compare it by branch only.
+    if version is not None and not re.match(r"\d{2,4}\.\d|[3-9]\d{2}$", version):
         version = None
     if version is None and driver_cuda is None:
         return Unavailable("the report gives no driver version", ("report",), NOT_REPORTED)

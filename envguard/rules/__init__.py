@@ -14,6 +14,7 @@ from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.corroborate import merge_corroborated
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
+from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.libraries import (
     LoaderPathRule,
@@ -50,6 +51,9 @@ class OnErrorLines:
 
 ALL_RULES: tuple[Rule, ...] = (
     DriverRule(),
+    OnErrorLines("envguard.rules.driver_compat:ForwardCompatRule", "forward-compat",
+                 "CUDA error 804 next to a driver older than the CUDA the image, build or toolkit needs"),
+    ReportedCudaMajorRule(),
     ArchRule(),
     SiteBuildArchRule(),
     CpuOnlyRule(),

@@ -15,6 +15,8 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
     """A message that confirms a fact-based finding becomes evidence of it, not a second finding."""
     out = [f for f in findings if f.subject != SUBJECT]
     for finding in (f for f in findings if f.subject == SUBJECT):
+        if any(f.subject != SUBJECT and finding.evidence[0] in f.evidence for f in out):
+            continue  # a fact-based finding that cites this very message explains it (whatever its code)
         # A fact-based finding of the same code absorbs the message; so does an earlier message of that code.
         twin = next((i for i, f in enumerate(out) if f.code == finding.code and f.subject != SUBJECT),
                     next((i for i, f in enumerate(out) if f.code == finding.code), None))

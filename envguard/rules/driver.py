@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import (
@@ -93,7 +95,7 @@ class DriverRule:
                 matrices.cuda_driver.meta.source, build.name,
             )
             return
-        if have >= floor.min_driver:
+        if meets(driver.version or "", floor.min_driver):
             return
         fix = f"upgrade the NVIDIA driver to {floor.min_driver} or newer"
         alternative = self._older_build(driver, build, matrices, system)
@@ -153,9 +155,20 @@ class DriverRule:
         for variant, _cuda in sorted(((v, c) for v, c in cuda_variants if c is not None),
                                      key=lambda pair: pair[1], reverse=True):
             floor = matrices.cuda_driver.floor(variant.cuda or "", system)
-            if floor is not None and have >= floor.min_driver:
+            if floor is not None and meets(driver.version or "", floor.min_driver):
                 return pip_install_torch(build.version, variant)
         return None
+
+
+def meets(driver: str, floor: Version) -> bool:
+    """Whether driver ``driver`` is at least ``floor``; a bare branch ("525", as reports write it) is compared by
+    branch only, so "525" meets 525.60.13 but not 530.30.02."""
+    have = version(driver)
+    if have is None:
+        return False
+    if "." not in driver.strip():
+        return have.major >= floor.major
+    return have >= floor
 
 
 def image_build(snapshot: Snapshot) -> FrameworkBuild | None:
