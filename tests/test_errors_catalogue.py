@@ -775,6 +775,13 @@ LINES: list[tuple[str, Expected]] = [
     ("/lib/python3.7/importlib/_bootstrap.py:219: RuntimeWarning: compiletime version 3.6 of module "
      "'tensorflow.python.framework.fast_tensor_util' does not match runtime version 3.7",
      {'python-compiletime-version-mismatch': {'python': '3.7'}}),
+    # kuixu/alphafold#8 (CPU jaxlib on an RTX TITAN machine)
+    ("I0820 16:00:20.281177 140257858221888 xla_bridge.py:212] Unable to initialize backend 'gpu': Not found: Could"
+     ' not find registered platform with name: "cuda". Available platform names are: Interpreter Host',
+     {'jax-no-cuda-platform': {}}),
+    # jlin816/dynalang#6
+    ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present."
+     " Platforms present are: cpu", {'jax-no-cuda-platform': {}}),
 ]
 
 
@@ -843,6 +850,12 @@ INNOCENT: list[str] = [
     'NCCL version: 2708',
     ('jax.devices (8 total, 8 local): [CudaDevice(id=0) CudaDevice(id=1) CudaDevice(id=2) CudaDevice(id=3)'
      ' CudaDevice(id=4) CudaDevice(id=5) CudaDevice(id=6) CudaDevice(id=7)]'),
+    # jax-ml/jax#12335, google-deepmind/alphafold#498: a platform list WITH CUDA (the rocm backend's line)
+    ('RuntimeError: Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name:'
+     ' "rocm". Available platform names are: Interpreter CUDA Host'),
+    # KosinskiLab/AlphaPulldown#237
+    ('Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name: "rocm".'
+     ' Available platform names are: CUDA'),
 ]
 
 
