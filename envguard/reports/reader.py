@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from envguard.errors import SnapshotError
 from envguard.knowledge import Matrices, load_matrices
 from envguard.knowledge.errors import ErrorsMatrix
-from envguard.reports import extract, extract_builds, extract_python, libraries
+from envguard.reports import extract, extract_builds, extract_machine, extract_python, libraries
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
@@ -71,7 +71,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose, extract_builds.build_facts, libraries.library_facts,
+                      extract.prose, extract_builds.build_facts, extract_machine.machine_facts, libraries.library_facts,
                       *extract_python.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
