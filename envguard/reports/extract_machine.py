@@ -5,6 +5,7 @@
   workstation and mobile names ("RTX A6000", "GeForce MX450", "GeForce 940MX"). A GPU the user says is not used
   ("it doesn't see my RTX 3060") is still their GPU, so only hypotheses ("if", "would", "should I buy a 4090")
   take it back; GPUs from prose rank below tool output, fields and banners (``resolve``).
+- A torch version with its local tag in a sentence ("and got torch 2.12.1+cpu"), even after a bare one.
 - A PyTorch CUDA package index named anywhere (``--index-url https://download.pytorch.org/whl/cu124``, uv's index
   name ``pytorch-cu128`` in a pyproject): the user meant a CUDA build of torch, whatever got installed.
 
@@ -29,11 +30,17 @@ _BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8
 #: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
 _NAMED = re.compile(r"\b((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}(?:\s{0,2}(?:ti|super)\b)?"
                     r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?)|mx\s{0,1}[1-5]\d0\b"
-                    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4})(?!\d)", re.IGNORECASE)
+                    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4}|titan\s{1,2}(?:rtx|xp|x|v)\b)(?!\d)", re.IGNORECASE)
 #: A sentence that supposes or compares states nothing about the user's machine.
 _GPU_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|than|e\.g|for example|such as|"
                         r"planning|plan to|buy|buying|considering|recommend(?:ed)?|like a|vs\.?|versus)\b",
                         re.IGNORECASE)
+#: A torch version with its local build tag, wherever a sentence has it ("got torch 2.12.1+cpu", "torch==2.7.0+cpu"):
+#: the tag says which build a bare "torch 2.12.1" elsewhere in the report is.
+_TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s{0,2}(?:==?|-|\s)\s{0,2}v?"
+                           r"(\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d(?:\.\d){0,2}))(?![\w.])", re.IGNORECASE)
+_TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
+                        r"expected|expect)\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 _SKIP = ("site-packages", "File \"", "|")
 
@@ -48,14 +55,14 @@ def _gpu_name(found: str) -> str:
     text = re.sub(r"\s{1,2}", " ", found.strip())
     text = re.sub(r"(?i)^(geforce )?(rtx|gtx)\s?(pro )?", lambda m: f"{m.group(1) or ''}{m.group(2).upper()} "
                   f"{(m.group(3) or '').upper()}", text)
-    text = re.sub(r"(?i)\s?\b(ti|super)$", lambda m: " Ti" if m.group(1).lower() == "ti" else " SUPER", text)
+    text = re.sub(r"(?i)(\d)\s?(ti|super)$", lambda m: f"{m.group(1)} " + ("Ti" if m.group(2).lower() == "ti" else
+                  "SUPER"), text)
     text = re.sub(r"(?i)^geforce\b", "GeForce", text)
-    text = re.sub(r"(?i)^quadro\b", "Quadro", text)
-    return text
+    return re.sub(r"(?i)^quadro\b", "Quadro", text)
 
 
 def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
-    """GPUs named in prose and PyTorch CUDA indexes named anywhere (see the module docstring)."""
+    """GPUs and tagged torch versions named in prose, PyTorch CUDA indexes named anywhere (module docstring)."""
     for i, line in enumerate(lines):
         if not line.strip() or len(line) > 2000:
             continue
@@ -67,11 +74,14 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention(CUDA_REQUEST, f"PyTorch index {tag}", n, MESSAGE, f"PyTorch {tag} index named", "torch")
         if any(s in line for s in _SKIP) or line.lstrip().startswith(("/", "File ")):
             continue
-        yield from _gpus(line, n)
+        yield from _sentences(line, n)
 
 
-def _gpus(line: str, n: int) -> Iterator[Mention]:
+def _sentences(line: str, n: int) -> Iterator[Mention]:
     for sentence in _SENTENCE.findall(line):
+        if "+" in sentence and not _TAG_HEDGE.search(sentence):
+            for tagged in _TAGGED_TORCH.finditer(sentence):
+                yield Mention("torch_prose", tagged.group(1).lower(), n, PROSE, "text (tagged torch version)")
         if _GPU_HEDGE.search(sentence):
             continue
         for found in _NAMED.finditer(sentence):

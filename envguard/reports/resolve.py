@@ -308,8 +308,8 @@ def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:
     best = sorted(candidates, key=lambda m: (-m.tier, m.line))[0]
     if "+" not in best.value:
         # "torch 2.7.0" and "torch 2.7.0+cpu" at the same tier are one release; the local tag says which build.
-        tagged = [m for m in r.mentions if (m.kind, m.key, m.tier) == (best.kind, best.key, best.tier) and "+" in m.value
-                  and _comparable(m.value) == _comparable(best.value)]
+        tagged = [m for m in r.mentions if (m.kind, m.key, m.tier) == (best.kind, best.key, best.tier)
+                  and "+" in m.value and _comparable(m.value) == _comparable(best.value)]
         best = tagged[0] if len({m.value for m in tagged}) == 1 else best
     rival = next((m for m in candidates if _comparable(m.value) != _comparable(best.value)), None)
     note = (f"contradictory torch version: {best.value!r} ({best.source}) vs {rival.value!r} ({rival.source}); "
