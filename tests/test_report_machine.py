@@ -173,3 +173,43 @@ def test_jax_platform_list_with_cuda_is_not_cpu_only_build() -> None:
 ])
 def test_tagged_torch_versions_in_prose(line: str, want: list[str]) -> None:
     assert [m.value for m in extract_machine.machine_facts([line], 0) if m.kind == "torch_prose"] == want
+
+
+# ---- the plain package-index torch wheel on Windows / macOS --------------------------------------------------
+
+def test_untagged_windows_torch_wheel_on_a_gpu_machine_is_cpu_only_build() -> None:
+    # ultralytics/ultralytics#13903: "it also will be automatically installed torch-2.3.1-cp39-cp39-win_amd64.whl,
+    # which can't use gpu"; THU-MIG/yolov10#218 (a maintainer: on Windows the default pip torch is the CPU build)
+    text = ("my gpu is a GTX 1660 Ti\n"
+            "when I run the code `pip install --upgrade ultralytics boxmot` it also will be automatically installed "
+            "torch-2.3.1-cp39-cp39-win_amd64.whl, which can't use gpu.\n")
+    assert "cpu-only-build" in errors(text)
+
+
+def test_pip_successfully_installed_untagged_torch_on_windows_is_cpu_only_build() -> None:
+    # kyutai-labs/delayed-streams-modeling#131 / Motphys/UniLab#624 shape: a Windows prompt, pip's last line
+    text = ("(venv) C:\\Users\\me\\proj> pip install torch torchvision\n"
+            "Successfully installed filelock-3.13.1 torch-2.5.1 torchvision-0.20.1\n"
+            "but my 4090 is not used, torch.cuda.is_available() is False\n")
+    assert "cpu-only-build" in errors(text)
+
+
+def test_pip_successfully_installed_reads_packages() -> None:
+    facts = [(m.key, m.value) for m in extract_machine.machine_facts(
+        ["Successfully installed MarkupSafe-2.1.5 jax-0.4.30 jaxlib-0.4.30 nvidia-cudnn-cu12-9.1.0.70 torch-2.3.1+cu121"],
+        0)]
+    assert facts == [("jax", "0.4.30"), ("jaxlib", "0.4.30"), ("nvidia-cudnn-cu12", "9.1.0.70"),
+                     ("torch", "2.3.1+cu121")]
+
+
+@pytest.mark.parametrize("text", [
+    # torch 1.x: the default-CUDA Windows wheel on download.pytorch.org was untagged (whl/cu100/torch-1.2.0-...)
+    "C:\\Users\\me> pip install torch==1.2.0 -f https://download.pytorch.org/whl/torch_stable.html\n"
+    "Successfully installed torch-1.2.0\nmy 2080 is not used\n",
+    # Linux: the plain wheel is a CUDA build (torch.toml pypi_default)
+    "$ pip install torch\nSuccessfully installed torch-2.5.1\nmy 4090 is not used\n",
+    # a CUDA wheel's file name carries its tag
+    "my RTX 3060\nDownloading https://download.pytorch.org/whl/cu121/torch-2.3.1%2Bcu121-cp39-cp39-win_amd64.whl\n",
+])
+def test_plain_wheel_rule_stays_out_of_other_builds(text: str) -> None:
+    assert "cpu-only-build" not in errors(text)

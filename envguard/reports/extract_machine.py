@@ -5,6 +5,8 @@
   workstation and mobile names ("RTX A6000", "GeForce MX450", "GeForce 940MX"). A GPU the user says is not used
   ("it doesn't see my RTX 3060") is still their GPU, so only hypotheses ("if", "would", "should I buy a 4090")
   take it back; GPUs from prose rank below tool output, fields and banners (``resolve``).
+- pip's "Successfully installed torch-2.3.1 ..." line: what pip just installed (an untagged torch there, or in a
+  wheel file name, on Windows or macOS is the package index's CPU wheel: ``resolve``).
 - A torch version with its local tag in a sentence ("and got torch 2.12.1+cpu"), even after a bare one.
 - A PyTorch CUDA package index named anywhere (``--index-url https://download.pytorch.org/whl/cu124``, uv's index
   name ``pytorch-cu128`` in a pyproject): the user meant a CUDA build of torch, whatever got installed.
@@ -17,8 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from envguard.reports.extract import _INTERESTING
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
+from envguard.snapshot import normalize_name
 
 #: GeForce desktop/laptop model numbers of the 10, 16, 20, 30, 40 and 50 series (a bare number is taken only
 #: after a word that makes it a thing one owns: "my 4090", "a 3060 Ti", "two 3090s", "4x 4090").
@@ -50,6 +54,11 @@ _TORCH_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu\d{
                           r"|(?<![\w/.-])pytorch-(cu\d{2,3})(?![\w-])")
 
 
+#: pip's last line: "Successfully installed filelock-3.13.1 torch-2.3.1 torchvision-0.18.1" (what it installed).
+_INSTALLED = re.compile(r"^\s{0,8}Successfully installed\s{1,4}(.{1,4000})$")
+_DIST = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9._]{0,60}(?:-[A-Za-z][A-Za-z0-9._]{0,30}){0,4})-(\d[\w.+!]{0,40})(?!\S)")
+
+
 def _gpu_name(found: str) -> str:
     """The name as written, with the model number set apart ("rtx3060" → "RTX 3060", "3080 ti" → "3080 Ti")."""
     text = re.sub(r"\s{1,2}", " ", found.strip())
@@ -67,6 +76,13 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         if not line.strip() or len(line) > 2000:
             continue
         n = offset + i + 1
+        installed = _INSTALLED.match(line) if "Successfully installed" in line else None
+        if installed:
+            for dist in _DIST.finditer(installed.group(1)):
+                name = normalize_name(dist.group(1))
+                if _INTERESTING.match(name):
+                    yield Mention("package", dist.group(2), n, MESSAGE, "pip: Successfully installed", name)
+            continue
         lowered = line.lower()
         if "pytorch" in lowered:
             for index in _TORCH_INDEX.finditer(line):

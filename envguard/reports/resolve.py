@@ -37,6 +37,10 @@ from envguard.snapshot import (
 #: ``pip3 install torch`` is the CUDA build only on Linux; on Windows and macOS it is the CPU build).
 _PLAIN_TORCH_IS_CPU = ("win32", "darwin")
 _TORCH_MATRIX_SOURCE = "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
+#: Shapes that name the exact torch distribution pip installed: an untagged one on Windows/macOS is the package
+#: index's CPU wheel (torch >= 2.0: every download.pytorch.org CUDA wheel carries +cuXXX; 1.x Windows wheels of the
+#: default CUDA did not, e.g. whl/cu100/torch-1.2.0-cp37-cp37m-win_amd64.whl).
+INSTALLED_WHEEL_SHAPES = ("wheel file name", "pip: Successfully installed")
 
 
 def _comparable(value: str) -> str:
@@ -333,8 +337,9 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
     elif none_m is not None and torch_m.tier == TOOL and not (rocm_m and re.match(r"\d", rocm_m.value)):
         accel = "cpu"
         source = f"{torch_m.source}; {none_m.source} {none_m.value!r}: torch.version.cuda is None, a CPU build"
-    elif (system in _PLAIN_TORCH_IS_CPU and "+" not in version and torch_m.tier >= FIELD
-          and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how):
+    elif (system in _PLAIN_TORCH_IS_CPU and "+" not in version and (
+            (torch_m.tier >= FIELD and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how)
+            or (torch_m.how in INSTALLED_WHEEL_SHAPES and re.match(r"[2-9]\.", version)))):
         accel = "cpu"
         source = (f"{torch_m.source}; the plain package-index torch wheel is the CPU build on "
                   f"{'Windows' if system == 'win32' else 'macOS'} ({_TORCH_MATRIX_SOURCE})")
