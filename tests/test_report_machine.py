@@ -196,8 +196,8 @@ def test_pip_successfully_installed_untagged_torch_on_windows_is_cpu_only_build(
 
 def test_pip_successfully_installed_reads_packages() -> None:
     facts = [(m.key, m.value) for m in extract_machine.machine_facts(
-        ["Successfully installed MarkupSafe-2.1.5 jax-0.4.30 jaxlib-0.4.30 nvidia-cudnn-cu12-9.1.0.70 torch-2.3.1+cu121"],
-        0)]
+        ["Successfully installed MarkupSafe-2.1.5 jax-0.4.30 jaxlib-0.4.30 nvidia-cudnn-cu12-9.1.0.70 "
+         "torch-2.3.1+cu121"], 0)]
     assert facts == [("jax", "0.4.30"), ("jaxlib", "0.4.30"), ("nvidia-cudnn-cu12", "9.1.0.70"),
                      ("torch", "2.3.1+cu121")]
 
