@@ -213,3 +213,34 @@ def test_pip_successfully_installed_reads_packages() -> None:
 ])
 def test_plain_wheel_rule_stays_out_of_other_builds(text: str) -> None:
     assert "cpu-only-build" not in errors(text)
+
+
+# ---- the plain package-index torch wheel on Linux aarch64 (GH200 / GB200), up to 2.9 --------------------------
+
+def test_untagged_aarch64_torch_on_a_server_gpu_is_cpu_only_build() -> None:
+    # pytorch/pytorch#160162: "until pytorch 2.8, the pypi wheel ... only has CPU version pytorch on aarch64
+    # platforms. if people use pytorch on GH200 / GB200, their `pip install torch` will install the CPU version";
+    # the compound platform tag of PyPI's aarch64 wheel file names is read too
+    text = ("GPU: NVIDIA GH200 480GB\n"
+            "  Downloading torch-2.3.1-cp310-cp310-manylinux_2_17_aarch64.manylinux2014_aarch64.whl (88.1 MB)\n")
+    assert "cpu-only-build" in errors(text)
+
+
+def test_aarch64_pip_listing_with_an_nvidia_driver_is_cpu_only_build() -> None:
+    # pytorch/pytorch#168065 (GB200, torch stable in Nov 2025: 2.9): `pip install torch`, `pip list` shows no cudnn
+    text = ("| NVIDIA-SMI 570.86.15    Driver Version: 570.86.15    CUDA Version: 12.8     |\n"
+            "Python platform: Linux-6.8.0-1017-nvidia-64k-aarch64-with-glibc2.39\n"
+            "[pip3] torch==2.9.1\n")
+    assert "cpu-only-build" in errors(text)
+
+
+@pytest.mark.parametrize("text", [
+    # Jetson: NVIDIA's JetPack wheels are untagged CUDA builds (torch-1.8.0-cp36-cp36m-linux_aarch64.whl)
+    "Jetson Orin Nano, JetPack 6.0\nDownloading torch-2.3.0-cp310-cp310-linux_aarch64.whl\n",
+    # after 2.9 the package index's aarch64 wheel is not recorded: unknown, not judged
+    "GPU: NVIDIA GH200 480GB\nDownloading torch-2.10.0-cp312-cp312-manylinux_2_28_aarch64.whl (88.1 MB)\n",
+    # a tagged build from the PyTorch CUDA index
+    "GPU: NVIDIA GH200 480GB\n[pip3] torch==2.8.0+cu128\nPython platform: Linux-6.8.0-aarch64-with-glibc2.39\n",
+])
+def test_aarch64_rule_stays_out_of_other_builds(text: str) -> None:
+    assert "cpu-only-build" not in errors(text)
