@@ -244,3 +244,17 @@ def test_aarch64_pip_listing_with_an_nvidia_driver_is_cpu_only_build() -> None:
 ])
 def test_aarch64_rule_stays_out_of_other_builds(text: str) -> None:
     assert "cpu-only-build" not in errors(text)
+
+
+def test_pip_cuda_extra_not_provided_on_a_gpu_machine_is_cpu_only_build() -> None:
+    # cloudhan/jax-windows-builder#5 (pip's output as posted) with the machine's GPU named
+    text = ("I have a RTX 3070.\n"
+            "Processing c:\\users\\myname\\appdata\\local\\pip\\cache\\wheels\\09\\jax-0.3.4-py3-none-any.whl\n"
+            "  WARNING: jax 0.3.4 does not provide the extra 'cuda111'\n"
+            "Installing collected packages: jax\n"
+            "Successfully installed jax-0.3.4\n")
+    assert "cpu-only-build" in errors(text)
+
+
+def test_pip_cuda_extra_not_provided_without_a_gpu_is_not_an_error() -> None:
+    assert "cpu-only-build" not in errors("WARNING: jax 0.4.18 does not provide the extra 'cuda12'\n")
