@@ -43,6 +43,8 @@ def gpus(line: str) -> list[str]:
     ("Two 3090s on Ubuntu 22.04, torch 2.1", ["GeForce RTX 3090"]),
     ("I have a GeForce MX450 laptop", ["GeForce MX450"]),
     ("Training on an RTX A6000 and a Quadro P2000", ["RTX A6000", "Quadro P2000"]),
+    # case 431 (2x RTX 5880 Ada): the Ada suffix is part of the name (an "RTX 5880" alone is no product)
+    ("NCCL all-reduce hangs on 2x RTX 5880 Ada Generation GPUs", ["RTX 5880 Ada Generation"]),
 ])
 def test_gpus_in_prose(line: str, want: list[str]) -> None:
     assert gpus(line) == want

@@ -32,7 +32,8 @@ _BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8
                    rf"(?:(?:nvidia|geforce)\s{{1,2}}){{0,2}}({_MODEL}{_SUFFIX})(?:s\b|\b)(?!\s{{0,2}}(?:p\b|port|MHz|rpm|"
                    rf"dpi|hz|Hz|px|mAh|W\b))", re.IGNORECASE)
 #: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
-_NAMED = re.compile(r"\b((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}(?:\s{0,2}(?:ti|super)\b)?"
+_NAMED = re.compile(r"\b((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}"
+                    r"(?:\s{0,2}(?:ti|super)\b|\s{1,2}ada(?:\s{1,2}generation)?\b)?"
                     r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?)|mx\s{0,1}[1-5]\d0\b"
                     r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4}|titan\s{1,2}(?:rtx|xp|x|v)\b)(?!\d)", re.IGNORECASE)
 #: A sentence that supposes or compares states nothing about the user's machine.
@@ -66,6 +67,7 @@ def _gpu_name(found: str) -> str:
                   f"{(m.group(3) or '').upper()}", text)
     text = re.sub(r"(?i)(\d)\s?(ti|super)$", lambda m: f"{m.group(1)} " + ("Ti" if m.group(2).lower() == "ti" else
                   "SUPER"), text)
+    text = re.sub(r"(?i)\bada( generation)?$", lambda m: "Ada" + (" Generation" if m.group(1) else ""), text)
     text = re.sub(r"(?i)^geforce\b", "GeForce", text)
     return re.sub(r"(?i)^quadro\b", "Quadro", text)
 
