@@ -871,6 +871,17 @@ LINES: list[tuple[str, Expected]] = [
     # jax-ml/jax#4994
     ("FAILED tests/core_test.py::CoreTest::test_jit_42 - RuntimeError: Resource exhausted: Out of memory while "
      "trying to allocate 24 bytes.", {'xla-resource-exhausted-oom-legacy': {}}),
+    # kuixu/alphafold#8 (CPU jaxlib on an RTX TITAN machine)
+    ("I0820 16:00:20.281177 140257858221888 xla_bridge.py:212] Unable to initialize backend 'gpu': Not found: Could"
+     ' not find registered platform with name: "cuda". Available platform names are: Interpreter Host',
+     {'jax-no-cuda-platform': {}}),
+    # hvoss-tech/AutoForge#8 (pip backtracking through jax releases without the extra)
+    ("WARNING: jax 0.4.14 does not provide the extra 'cuda12'", {'pip-cuda-extra-not-provided': {}}),
+    # cloudhan/jax-windows-builder#5
+    ("  WARNING: jax 0.3.4 does not provide the extra 'cuda111'", {'pip-cuda-extra-not-provided': {}}),
+    # jlin816/dynalang#6
+    ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present."
+     " Platforms present are: cpu", {'jax-no-cuda-platform': {}}),
 ]
 
 
@@ -948,6 +959,14 @@ INNOCENT: list[str] = [
     # klujax (gdsfactory/gplugins#331): third-party code calling a removed jaxlib API is not a plugin mismatch
     "AttributeError: module 'jaxlib.xla_client' has no attribute 'register_cpu_custom_call_target'",
     'torchvision 0.18.1+cu121 requires torch==2.3.1',
+    # jax-ml/jax#12335, google-deepmind/alphafold#498: a platform list WITH CUDA (the rocm backend's line)
+    ('RuntimeError: Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name:'
+     ' "rocm". Available platform names are: Interpreter CUDA Host'),
+    # a non-CUDA extra pip does not know is no build evidence
+    "WARNING: jax 0.4.30 does not provide the extra 'tpu'",
+    # KosinskiLab/AlphaPulldown#237
+    ('Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name: "rocm".'
+     ' Available platform names are: CUDA'),
 ]
 
 

@@ -252,9 +252,14 @@ def _line_of(lines: list[str], needle: str, offset: int) -> int:
 
 # ---- banners, commands, file names, image tags, environment lines -----------------------------------
 
-_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4})?YOLOv?\d{1,2}\S{0,20}\s{1,4}\S{0,4}\s{0,4}Python-(\d\.\d{1,2}\.\d{1,3})\s{1,4}"
-                   r"torch-(\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s{0,2}MiB\))?")
-_BANNER_DEVICE = re.compile(r"\bCUDA:(\d{1,2})\s{0,4}\(([^,()]{1,80}?),\s{0,4}(\d{1,7})\s{0,2}MiB\)")
+#: Ultralytics/YOLOv5 start-up banners: "Ultralytics YOLOv8.1.3 🚀 Python-3.10.11 torch-2.1.0+cpu", "Ultralytics 8.3.109
+#: 🚀 Python-3.11.0 torch-2.6.0+cpu CPU (...)" (8.1+ dropped "YOLOv"), "YOLOv5 🚀 v6.2-109-g23701ea Python-3.8.13
+#: torch-1.12.1+cpu CPU", "YOLOv5  2022-4-22 torch 1.11.0+cpu CPU" (no Python), and 2020's "Using torch 1.6.0 CPU".
+_YOLO = re.compile(r"\b(?:Ultralytics\s{1,4}(?:YOLOv?)?\d{1,2}[\w.]{0,20}|YOLOv?\d{1,2}[\w.]{0,20})\s{1,4}(?:\S{1,4}\s{1,4})?"
+                   r"(?:(?!Python-|torch)[\w.-]{1,40}\s{1,4})?(?:Python-(\d\.\d{1,2}\.\d{1,3})\s{1,4})?"
+                   r"torch[- ](\d[\w.+]{1,40})(?:\s{1,4}(CPU|CUDA:\d{1,2}))?(?:\s{1,4}\(([^,()]{1,80}),\s{0,4}(\d{1,7})\s{0,2}MiB\))?"
+                   r"|^\s{0,8}Using torch (\d\.\d{1,2}\.\d{1,2}(?:\+\w{1,12})?) (CPU|CUDA:\d{1,2})")
+_BANNER_DEVICE = re.compile(r"\bCUDA:(\d{1,2})\s{0,4}\(([^,()]{1,80}?),\s{0,4}(\d{1,7})\s{0,2}Mi?B\)")
 _FOUND_VERSION = re.compile(r"found version (\d{4,5})\b")
 _PROC_LINE = re.compile(r"NVRM version:.{0,120}?(?:Kernel Module|Module for \S{1,40})\s{1,8}(\d{3}\.\d{1,3}(?:\.\d{1,3})?)")
 _DRIVER_PACKAGE = re.compile(r"\bnvidia-(?:driver|utils|dkms|kernel-source|compute-utils)-(\d{3})(?:-\w{1,20})?(?::\w{1,10})?"
@@ -264,7 +269,8 @@ _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)
 _REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
 _INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
-                    r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w{1,40})\.whl\b", re.IGNORECASE)
+                    r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w[\w.]{0,80})\.whl\b",
+                    re.IGNORECASE)
 _NOT_INSTALLABLE = re.compile(r"Could not find a version that satisfies the requirement\s{1,4}"
                               r"([A-Za-z][A-Za-z0-9._-]{0,60})\s{0,2}(?:==\s{0,2}(\d[\w.+!-]{0,40}))?")
 _ENV_LINE = re.compile(r"^\s{0,8}(?:export\s{1,4}|ENV\s{1,4}|-\s{0,4}|\"?)?([A-Z][A-Z0-9_]{2,40})\s{0,2}[=:]\s{0,2}\"?"
@@ -304,9 +310,10 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         n = offset + i + 1
         yolo = _YOLO.search(line)
         if yolo:
-            yield Mention("python", yolo.group(1), n, MESSAGE, "YOLO banner")
-            yield Mention("package", yolo.group(2), n, MESSAGE, "YOLO banner", "torch")
-            if yolo.group(3) == "CPU":
+            if yolo.group(1):
+                yield Mention("python", yolo.group(1), n, MESSAGE, "YOLO banner")
+            yield Mention("package", yolo.group(2) or yolo.group(6), n, MESSAGE, "YOLO banner", "torch")
+            if (yolo.group(3) or yolo.group(7)) == "CPU":
                 yield Mention("device_cpu", "CPU", n, MESSAGE, "YOLO banner")
         for match in _BANNER_DEVICE.finditer(line):
             yield Mention("gpu", match.group(2).strip(), n, MESSAGE, "banner", f"{match.group(3)}|")

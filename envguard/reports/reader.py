@@ -19,6 +19,7 @@ from envguard.reports import (
     extract,
     extract_builds,
     extract_driver,
+    extract_machine,
     extract_python,
     extract_stack,
     libraries,
@@ -79,10 +80,10 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     matched = _messages(lines, mats.errors)
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
-                      extract.prose, extract_builds.build_facts, libraries.library_facts,
-                      extract_stack.stack_packages, *extract_python.EXTRACTORS, companions.version_queries,
-                      companions.site_paths, companions.companion_prose, companions.conda_companion_builds,
-                      *extract_driver.EXTRACTORS):
+                      extract.prose, extract_builds.build_facts, extract_machine.machine_facts,
+                      libraries.library_facts, extract_stack.stack_packages, *extract_python.EXTRACTORS,
+                      companions.version_queries, companions.site_paths, companions.companion_prose,
+                      companions.conda_companion_builds, *extract_driver.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

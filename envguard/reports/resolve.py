@@ -37,6 +37,25 @@ from envguard.snapshot import (
 #: ``pip3 install torch`` is the CUDA build only on Linux; on Windows and macOS it is the CPU build).
 _PLAIN_TORCH_IS_CPU = ("win32", "darwin")
 _TORCH_MATRIX_SOURCE = "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
+#: Shapes that name the exact torch distribution pip installed: an untagged one on Windows/macOS is the package
+#: index's CPU wheel (torch >= 2.0: every download.pytorch.org CUDA wheel carries +cuXXX; 1.x Windows wheels of the
+#: default CUDA did not, e.g. whl/cu100/torch-1.2.0-cp37-cp37m-win_amd64.whl).
+INSTALLED_WHEEL_SHAPES = ("wheel file name", "pip: Successfully installed")
+#: "right now (until pytorch 2.8), the pypi wheel ... only has CPU version pytorch on aarch64 platforms" (#160162);
+#: 2.9 (the stable release in Nov 2025) still installed the CPU build on GB200 (#168065). Newer: not recorded.
+#: Jetson is left out: NVIDIA's JetPack wheels (torch-1.8.0-cp36-cp36m-linux_aarch64.whl) are untagged CUDA builds.
+_AARCH64_SOURCE = "https://github.com/pytorch/pytorch/issues/160162 ; https://github.com/pytorch/pytorch/issues/168065"
+_JETSON_GPU = re.compile(r"jetson|orin|xavier|tegra|\btx[12]\b|\bnano\b", re.IGNORECASE)
+
+
+def _plain_aarch64_is_cpu(version: str) -> bool:
+    found = re.match(r"(\d+)\.(\d+)", version)
+    return found is not None and (int(found.group(1)), int(found.group(2))) <= (2, 9)
+
+
+def _on_jetson(r: Resolved) -> bool:
+    return r.get("jetpack") is not None or r.get("l4t") is not None or any(
+        m.kind == "gpu" and _JETSON_GPU.search(m.value) for m in r.mentions)
 
 
 def _comparable(value: str) -> str:
@@ -315,6 +334,11 @@ def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:
     if not candidates:
         return None
     best = sorted(candidates, key=lambda m: (-m.tier, m.line))[0]
+    if "+" not in best.value:
+        # "torch 2.7.0" and "torch 2.7.0+cpu" at the same tier are one release; the local tag says which build.
+        tagged = [m for m in r.mentions if (m.kind, m.key, m.tier) == (best.kind, best.key, best.tier)
+                  and "+" in m.value and _comparable(m.value) == _comparable(best.value)]
+        best = tagged[0] if len({m.value for m in tagged}) == 1 else best
     rival = next((m for m in candidates if _comparable(m.value) != _comparable(best.value)), None)
     note = (f"contradictory torch version: {best.value!r} ({best.source}) vs {rival.value!r} ({rival.source}); "
             f"kept {best.value!r}") if rival else None
@@ -337,11 +361,18 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
     elif none_m is not None and torch_m.tier == TOOL and not (rocm_m and re.match(r"\d", rocm_m.value)):
         accel = "cpu"
         source = f"{torch_m.source}; {none_m.source} {none_m.value!r}: torch.version.cuda is None, a CPU build"
-    elif (system in _PLAIN_TORCH_IS_CPU and "+" not in version and torch_m.tier >= FIELD
-          and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how):
+    elif (system in _PLAIN_TORCH_IS_CPU and "+" not in version and (
+            (torch_m.tier >= FIELD and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how)
+            or (torch_m.how in INSTALLED_WHEEL_SHAPES and re.match(r"[2-9]\.", version)))):
         accel = "cpu"
         source = (f"{torch_m.source}; the plain package-index torch wheel is the CPU build on "
                   f"{'Windows' if system == 'win32' else 'macOS'} ({_TORCH_MATRIX_SOURCE})")
+    elif (system == "linux" and arch == "aarch64" and "+" not in version and _plain_aarch64_is_cpu(version)
+          and not _on_jetson(r) and (torch_m.how in INSTALLED_WHEEL_SHAPES or (
+              torch_m.tier >= FIELD and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how))):
+        accel = "cpu"
+        source = (f"{torch_m.source}; the plain package-index torch wheel for Linux aarch64 is the CPU build up to "
+                  f"2.9 ({_AARCH64_SOURCE})")
     elif rocm_m is not None and re.match(r"\d", rocm_m.value):
         accel, cuda = "rocm", rocm_m.value
     else:

@@ -1,0 +1,111 @@
+"""Extractors for machine facts and build intents people write in passing (one shape each).
+
+- GPUs named in prose the way people write them: lower case and without a space ("my rtx3060", "gtx 1080 ti"),
+  a bare GeForce model number after a possessive, article or count ("my 4090", "a 3090", "two 3090s", "2x 4090"),
+  workstation and mobile names ("RTX A6000", "GeForce MX450", "GeForce 940MX"). A GPU the user says is not used
+  ("it doesn't see my RTX 3060") is still their GPU, so only hypotheses ("if", "would", "should I buy a 4090")
+  take it back; GPUs from prose rank below tool output, fields and banners (``resolve``).
+- pip's "Successfully installed torch-2.3.1 ..." line: what pip just installed (an untagged torch there, or in a
+  wheel file name, on Windows or macOS is the package index's CPU wheel: ``resolve``).
+- A torch version with its local tag in a sentence ("and got torch 2.12.1+cpu"), even after a bare one.
+- A PyTorch CUDA package index named anywhere (``--index-url https://download.pytorch.org/whl/cu124``, uv's index
+  name ``pytorch-cu128`` in a pyproject): the user meant a CUDA build of torch, whatever got installed.
+
+Every pattern is bounded or anchored (linear time), run on lines cut to ``segment.MAX_LINE_CHARS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from envguard.reports.extract import _INTERESTING
+from envguard.reports.extract_builds import CUDA_REQUEST
+from envguard.reports.mentions import MESSAGE, PROSE, Mention
+from envguard.snapshot import normalize_name
+
+#: GeForce desktop/laptop model numbers of the 10, 16, 20, 30, 40 and 50 series (a bare number is taken only
+#: after a word that makes it a thing one owns: "my 4090", "a 3060 Ti", "two 3090s", "4x 4090").
+_MODEL = r"(?:10[5-8]0|16[56]0|20[6-8]0|30[5-9]0|40[6-9]0|50[6-9]0)"
+_SUFFIX = r"(?:\s{0,2}(?:Ti|SUPER|Super|super|ti|TI)\b)?"
+_BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8]\s{{0,1}}x)\s{{1,2}}"
+                   rf"(?:(?:nvidia|geforce)\s{{1,2}}){{0,2}}({_MODEL}{_SUFFIX})(?:s\b|\b)(?!\s{{0,2}}(?:p\b|port|MHz|rpm|"
+                   rf"dpi|hz|Hz|px|mAh|W\b))", re.IGNORECASE)
+#: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
+_NAMED = re.compile(r"\b((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}"
+                    r"(?:\s{0,2}(?:ti|super)\b|\s{1,2}ada(?:\s{1,2}generation)?\b)?"
+                    r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?)|mx\s{0,1}[1-5]\d0\b"
+                    r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4}|titan\s{1,2}(?:rtx|xp|x|v)\b)(?!\d)", re.IGNORECASE)
+#: A sentence that supposes or compares states nothing about the user's machine.
+_GPU_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|than|e\.g|for example|such as|"
+                        r"planning|plan to|buy|buying|considering|recommend(?:ed)?|like a|vs\.?|versus)\b",
+                        re.IGNORECASE)
+#: A torch version with its local build tag, wherever a sentence has it ("got torch 2.12.1+cpu", "torch==2.7.0+cpu"):
+#: the tag says which build a bare "torch 2.12.1" elsewhere in the report is.
+_TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s{0,2}(?:==?|-|\s)\s{0,2}v?"
+                           r"(\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d(?:\.\d){0,2}))(?![\w.])", re.IGNORECASE)
+_TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
+                        r"expected|expect)\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
+_SKIP = ("site-packages", "File \"", "|")
+
+#: A PyTorch CUDA package index: the URL, or uv's conventional index name (the uv PyTorch guide's
+#: ``name = "pytorch-cu128"``).
+_TORCH_INDEX = re.compile(r"download\.pytorch\.org/whl/(?:nightly/|test/)?(cu\d{2,3})\b"
+                          r"|(?<![\w/.-])pytorch-(cu\d{2,3})(?![\w-])")
+
+
+#: pip's last line: "Successfully installed filelock-3.13.1 torch-2.3.1 torchvision-0.18.1" (what it installed).
+_INSTALLED = re.compile(r"^\s{0,8}Successfully installed\s{1,4}(.{1,4000})$")
+_DIST = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9._]{0,60}(?:-[A-Za-z][A-Za-z0-9._]{0,30}){0,4})-(\d[\w.+!]{0,40})(?!\S)")
+
+
+def _gpu_name(found: str) -> str:
+    """The name as written, with the model number set apart ("rtx3060" → "RTX 3060", "3080 ti" → "3080 Ti")."""
+    text = re.sub(r"\s{1,2}", " ", found.strip())
+    text = re.sub(r"(?i)^(geforce )?(rtx|gtx)\s?(pro )?", lambda m: f"{m.group(1) or ''}{m.group(2).upper()} "
+                  f"{(m.group(3) or '').upper()}", text)
+    text = re.sub(r"(?i)(\d)\s?(ti|super)$", lambda m: f"{m.group(1)} " + ("Ti" if m.group(2).lower() == "ti" else
+                  "SUPER"), text)
+    text = re.sub(r"(?i)\bada( generation)?$", lambda m: "Ada" + (" Generation" if m.group(1) else ""), text)
+    text = re.sub(r"(?i)^geforce\b", "GeForce", text)
+    return re.sub(r"(?i)^quadro\b", "Quadro", text)
+
+
+def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
+    """GPUs and tagged torch versions named in prose, PyTorch CUDA indexes named anywhere (module docstring)."""
+    for i, line in enumerate(lines):
+        if not line.strip() or len(line) > 2000:
+            continue
+        n = offset + i + 1
+        installed = _INSTALLED.match(line) if "Successfully installed" in line else None
+        if installed:
+            for dist in _DIST.finditer(installed.group(1)):
+                name = normalize_name(dist.group(1))
+                if _INTERESTING.match(name):
+                    yield Mention("package", dist.group(2), n, MESSAGE, "pip: Successfully installed", name)
+            continue
+        lowered = line.lower()
+        if "pytorch" in lowered:
+            for index in _TORCH_INDEX.finditer(line):
+                tag = index.group(1) or index.group(2)
+                yield Mention(CUDA_REQUEST, f"PyTorch index {tag}", n, MESSAGE, f"PyTorch {tag} index named", "torch")
+        if any(s in line for s in _SKIP) or line.lstrip().startswith(("/", "File ")):
+            continue
+        yield from _sentences(line, n)
+
+
+def _sentences(line: str, n: int) -> Iterator[Mention]:
+    for sentence in _SENTENCE.findall(line):
+        if "+" in sentence and not _TAG_HEDGE.search(sentence):
+            for tagged in _TAGGED_TORCH.finditer(sentence):
+                yield Mention("torch_prose", tagged.group(1).lower(), n, PROSE, "text (tagged torch version)")
+        if _GPU_HEDGE.search(sentence):
+            continue
+        for found in _NAMED.finditer(sentence):
+            yield Mention("gpu", _gpu_name(found.group(1)), n, PROSE, "text")
+        for found in _BARE.finditer(sentence):
+            model = found.group(1)
+            # GeForce 10 and 16 series are GTX, 20 series on RTX (NVIDIA's product names).
+            brand = "GTX" if model.startswith(("10", "16")) else "RTX"
+            yield Mention("gpu", _gpu_name(f"GeForce {brand} {model}"), n, PROSE, "text (model number)")
