@@ -882,6 +882,12 @@ LINES: list[tuple[str, Expected]] = [
     # jlin816/dynalang#6
     ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present."
      " Platforms present are: cpu", {'jax-no-cuda-platform': {}}),
+    # PaddlePaddle/PaddleOCR#7091 (title)
+    ("Out of memory error on GPU 0. Cannot allocate 56.000000MB memory on GPU 0, 7.782776GB memory has been "
+     "allocated and available memory is only 12.750000MB.", {'paddle-gpu-out-of-memory': {}}),
+    # PaddlePaddle/PaddleVideo#502
+    ("Out of memory error on GPU 0. Cannot allocate 80.000000MB memory on GPU 0, 10.647278GB memory has been "
+     "allocated and available memory is only 108.750000MB.", {'paddle-gpu-out-of-memory': {}}),
 ]
 
 
