@@ -261,3 +261,63 @@ def test_long_lines_stay_fast(unit: str) -> None:
     start = time.perf_counter()
     list(extract_builds.build_facts([line[:4000], line[:3999]], 0))
     assert time.perf_counter() - start < 0.2
+
+
+# ---- a conda environment file's CUDA request; two listings of one version, different builds -------------------
+
+#: meta-pytorch/data#315: the environment file asks for CUDA; with torchdata the solver took the CPU variant (first
+#: listing), without it the CUDA one (second listing) — the same torch version in both.
+TORCHDATA_315 = """1. Create `environment.yml`:
+```
+name: torchdata
+channels:
+  - pytorch
+dependencies:
+  - python=3.8
+  - pip
+  - pytorch
+  - torchvision
+  - torchaudio
+  - cudatoolkit=11.3
+  - torchdata
+```
+
+4. check for the installed PyTorch package:
+```
+❯ conda list | grep pytorch
+cpuonly                   2.0                           0    pytorch
+pytorch                   1.11.0              py3.8_cpu_0    pytorch
+pytorch-mutex             1.0                         cpu    pytorch
+torchaudio                0.11.0                 py38_cpu    pytorch
+torchvision               0.12.0                 py38_cpu    pytorch
+```
+
+5. When removing `torchdata` from the dependency list:
+
+```
+❯ conda list | grep pytorch
+pytorch                   1.11.0          py3.8_cuda11.3_cudnn8.2.0_0    pytorch
+pytorch-mutex             1.0                        cuda    pytorch
+torchaudio                0.11.0               py38_cu113    pytorch
+"""
+
+
+def test_an_environment_file_that_lists_a_cuda_package_asks_for_cuda() -> None:
+    assert ("cuda_request", "", "cudatoolkit=11.3") in kinds(["  - cudatoolkit=11.3"])
+    # asapdiscovery/asapdiscovery#743, conda/conda#14761: the same request spelled by newer environment files
+    assert ("cuda_request", "", "pytorch-cuda=12.1") in kinds(["  - pytorch-cuda=12.1"])
+    assert ("cuda_request", "", "cuda-version>=12") in kinds(["- cuda-version >=12"])
+    # pytorch/pytorch#69009: mamba's transaction lists what it installs ("+ cudatoolkit"), it is no request
+    assert not [k for k in kinds(["  + cudatoolkit                 11.3.1  h2bc3f7f_2  pkgs/main/linux-64"])
+                if k[0] == "cuda_request"]
+
+
+def test_two_listings_of_one_torch_version_with_different_builds_are_two_environments() -> None:
+    envs = parse_environments(TORCHDATA_315, "t", load_matrices())
+    assert len(envs) == 2
+    m = load_matrices()
+    codes = [{f.code for f in run_rules(e.snapshot, m, notes=e.notes).findings if f.severity is Severity.ERROR}
+             for e in envs]
+    # the CPU listing under a CUDA request is the CPU build on a CUDA machine; torch and its companions agree in
+    # each listing, so no companion mismatch
+    assert codes == [{"cpu-only-build"}, set()]

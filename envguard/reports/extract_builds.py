@@ -85,6 +85,9 @@ _CONDA_CUDA_SPEC = re.compile(r"(?<![\w-])(cudatoolkit|pytorch-cuda|cuda-toolkit
                               r"(?:\s{0,2}[=<>]{1,2}\s{0,2}([\d.*]{1,12}))?(?![\w-])"
                               r"|(?<![\w-])(jaxlib|pytorch|tensorflow)=[\w.*]{0,20}=\*?cuda\*?")
 _CONDA_PYTORCH = re.compile(r"(?<![\w-])pytorch\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
+#: A CUDA package in a conda environment file's dependency list ("  - cudatoolkit=11.3", "- pytorch-cuda=12.1").
+_CONDA_ENV_CUDA = re.compile(r"^\s{0,8}-\s{1,4}((?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|"
+                             r"cuda-runtime)(?:\s{0,2}[=<>!~]{1,2}\s{0,2}[\w.*]{1,20})?)\s*$")
 _CONDA_TOOLKIT = re.compile(r"(?<![\w-])(?:cudatoolkit|pytorch-cuda)\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2})")
 #: The pytorch channel itself (its builds are the ones torch.toml's conda_channel rows describe).
 _PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-])pytorch::pytorch")
@@ -197,6 +200,9 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
     if collecting and "cuda" in collecting.group(2).lower():
         name = collecting.group(1).lower()
         yield Mention(CUDA_REQUEST, f"{name}[{collecting.group(2)}]", n, TOOL, "pip: Collecting", _FRAMEWORK_OF[name])
+    listed = _CONDA_ENV_CUDA.match(line)
+    if listed:
+        yield Mention(CUDA_REQUEST, listed.group(1).replace(" ", ""), n, MESSAGE, "conda environment file", "")
     conda = _CONDA_CMD.search(line)
     if conda:
         args = conda.group(1)

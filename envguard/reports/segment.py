@@ -61,12 +61,19 @@ def split_environments(count: int, mentions: list[Mention]) -> list[Environment]
     and banners state. Lines before the first such statement belong to the first environment; parts that state
     the same version again belong to the same environment."""
     keys: list[tuple[int, str]] = []
+    # NOTE: a conda listing states torch's build on the package's own line ("pytorch 1.11.0 py3.8_cpu_0"): two
+    # listings of one version with different builds are two environments too.
+    builds = {m.line: "cpu" if m.kind == "torch_cuda_none" else "cu" + m.value.replace(".", "")
+              for m in mentions if m.kind in ("torch_cuda", "torch_cuda_none") and m.tier >= MESSAGE}
     for m in sorted(mentions, key=lambda m: m.line):
         if m.tier < MESSAGE:
             continue
         if m.kind in _KEY_KINDS or (m.kind == "package" and m.key in _KEY_PACKAGES):
             name = {"tf": "tensorflow", "pytorch": "torch"}.get(m.key or m.kind, m.key or m.kind)
-            keys.append((m.line, f"{name.split('-')[0]} {m.value}"))
+            value = m.value
+            if name == "torch" and "+" not in value and m.line in builds:
+                value = f"{value}+{builds[m.line]}"
+            keys.append((m.line, f"{name.split('-')[0]} {value}"))
     by_framework: dict[str, list[tuple[int, str]]] = {}
     for line, key in keys:
         by_framework.setdefault(key.split()[0], []).append((line, key))
@@ -91,6 +98,9 @@ def split_environments(count: int, mentions: list[Mention]) -> list[Environment]
 
 
 def _same(a: str, b: str) -> bool:
-    """"torch 1.3" and "torch 1.3.1+cu101" name the same build (one is only less precise)."""
-    x, y = a.split("+", maxsplit=1)[0], b.split("+", maxsplit=1)[0]
+    """"torch 1.3" and "torch 1.3.1+cu101" name the same build (one is only less precise); "torch 1.11.0+cpu"
+    and "torch 1.11.0+cu113" do not (both state their build, and the builds differ)."""
+    (x, _, la), (y, _, lb) = a.partition("+"), b.partition("+")
+    if la and lb and la != lb:
+        return False
     return x == y or x.startswith(y + ".") or y.startswith(x + ".")
