@@ -882,6 +882,19 @@ LINES: list[tuple[str, Expected]] = [
     # jlin816/dynalang#6
     ("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present."
      " Platforms present are: cpu", {'jax-no-cuda-platform': {}}),
+    # PaddlePaddle/Paddle#12965 (and #11195, #11420: the same line)
+    ("Check failed: (cudnn_cuh_major < 4 && cudnn_dso_major < 4) || (cudnn_cuh_major == cudnn_dso_major) [cudnn "
+     "init] libcudnn v5 with header v7 unmatched!",
+     {'paddle-cudnn-header-library-unmatched': {'cudnn_loaded': '5', 'cudnn_compiled': '7'}}),
+    # PaddlePaddle/PaddleSpeech#194
+    ("F0328 16:49:17.634479 14139 hl_cuda_cudnn.cc:171] Check failed: (cudnn_cuh_major < 4 && cudnn_dso_major < 4) || "
+     "(cudnn_cuh_major == cudnn_dso_major) [cudnn init] libcudnn v7 with header v5 unmatched!",
+     {'paddle-cudnn-header-library-unmatched': {'cudnn_loaded': '7', 'cudnn_compiled': '5'}}),
+    # astaka-pe/Dual-DMP#2
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", {'cudnn-status-call-failed': {}}),
+    # PaddlePaddle/Paddle#26954
+    ("ExternalError: Cudnn error, CUDNN_STATUS_BAD_PARAM at (/paddle/paddle/fluid/operators/batch_norm_op.cu:319)",
+     {'cudnn-status-call-failed': {}}),
     # PaddlePaddle/PaddleOCR#7091 (title)
     ("Out of memory error on GPU 0. Cannot allocate 56.000000MB memory on GPU 0, 7.782776GB memory has been "
      "allocated and available memory is only 12.750000MB.", {'paddle-gpu-out-of-memory': {}}),

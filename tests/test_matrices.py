@@ -43,7 +43,9 @@ def test_minor_version_compatibility_floors(matrices: Matrices) -> None:
     assert str((cd.floor("13.0") or pytest.fail()).min_driver) == "580.65.06"
     assert str((cd.floor("12.4", "windows") or pytest.fail()).min_driver) == "527.41"
     assert str((cd.floor("10.2") or pytest.fail()).min_driver) == "440.33"
-    assert cd.floor("9.0") is None  # unknown is a valid answer
+    assert str((cd.floor("9.0") or pytest.fail()).min_driver) == "384.81"  # Table 3 of the 11.x release notes
+    assert str((cd.floor("9.1", "windows") or pytest.fail()).min_driver) == "391.29"
+    assert cd.floor("6.5") is None  # unknown is a valid answer
     assert str(cd.native_driver("12.4")) == "550.54.14"
 
 

@@ -105,7 +105,9 @@ def test_a_report_of_two_environments_is_split() -> None:
             "PyTorch version: 1.3.1"]
     mentions = [m for extractor in (extract.packages, extract.fields) for m in extractor(rows, 0)]
     parts = split_environments(3, mentions)
-    assert [(p.key, p.ranges) for p in parts] == [("torch 1.3.1", ((0, 1), (2, 3))), ("torch 1.4.0", ((1, 2),))]
+    # (a conda row's build names the environment too)
+    assert [(p.key, p.ranges) for p in parts] == [("torch 1.3.1+cu100", ((0, 1), (2, 3))),
+                                                  ("torch 1.4.0+cpu", ((1, 2),))]
     # one version, stated twice, is one environment
     assert len(split_environments(3, [Mention("torch", "2.1.0", 1, TOOL, "t"), Mention("torch", "2.1.0", 3, TOOL,
                                                                                        "t")])) == 1

@@ -36,6 +36,12 @@ _CONTAINER_WORD = re.compile(r"\b(?:containers?|images?|docker|tags?)\b", re.IGN
 #: Jetson container tags: nvcr.io/nvidia/l4t-ml:r34.1.0-py3, l4t-pytorch:r35.2.1-pth2.0-py3, dustynv/ros:humble-r36.2.0.
 _L4T_IMAGE = re.compile(r"\b((?:nvcr\.io/nvidia/)?l4t-[a-z0-9-]{1,30}|dustynv/[\w.-]{1,60}):[\w.-]{0,40}?"
                         r"(?<![\w.])r?(3[2-9]\.\d(?:\.\d)?)(?!\w|\.\w)")
+#: A driver package installed by the system's package manager: the branch is in its name ("apt-get install
+#: nvidia-390", "apt install nvidia-driver-535", "nvidia-driver-470-server", "dnf install nvidia-driver-550").
+_PKG_INSTALL = re.compile(r"\b(?:apt(?:-get)?|aptitude|dnf|yum|zypper)\s{1,4}(?:-[\w-]{1,20}\s{1,4}){0,4}install\b"
+                          r"(.{0,300})")
+_DRIVER_PKG = re.compile(r"(?<![\w.-])nvidia-(?:driver-|headless-|utils-)?([3-7]\d{2})(?:-server|-open|-server-open)?"
+                         r"(?![\w.-])")
 _SKIP_LINE = ("File ", "/", "|")
 #: nvidia-smi's header line copied without the table around it: "NVIDIA-SMI 470.57.02  Driver Version: 470.57.02
 #: CUDA Version: 12.1" (the table parser wants the whole table).
@@ -62,6 +68,20 @@ def driver_prose(lines: list[str], offset: int) -> Iterator[Mention]:
                     how = "text (driver branch)" if "." not in value else "text"
                     yield Mention("driver", value, n, PROSE, how)
                     break
+
+
+def driver_packages(lines: list[str], offset: int) -> Iterator[Mention]:
+    """The driver branch of a driver package the report's install command installs (a command: the machine's
+    driver as the reporter set it up; the package name names the branch, not the full version)."""
+    for i, line in enumerate(lines):
+        if "nvidia-" not in line or len(line) > 2000:
+            continue
+        command = _PKG_INSTALL.search(line)
+        if command is None:
+            continue
+        found = _DRIVER_PKG.search(command.group(1))
+        if found:
+            yield Mention("driver", found.group(1), offset + i + 1, MESSAGE, "driver package install (branch)")
 
 
 def smi_header(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -108,7 +128,7 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention("l4t", value, n, PROSE, "text (L4T release)")
 
 
-EXTRACTORS = (driver_prose, smi_header, jetson_releases)
+EXTRACTORS = (driver_prose, driver_packages, smi_header, jetson_releases)
 
 
 def derive(mentions: list[Mention], matrices: Matrices) -> list[Mention]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,6 +33,12 @@ __all__ = [
 
 #: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
 CORE_FRAMEWORKS = ("torch", "tensorflow", "jax", "paddle")
+
+
+#: A cuDNN call that failed for a reason other than memory (CUDNN_STATUS_ALLOC_FAILED is out of memory): with a
+#: cuDNN version warning in the same report, evidence that the mismatched library did not run.
+CUDNN_CALL_FAILED = re.compile(r"CUDNN_STATUS_(?:BAD_PARAM|EXECUTION_FAILED|NOT_SUPPORTED|INTERNAL_ERROR|"
+                               r"NOT_INITIALIZED|ARCH_MISMATCH|MAPPING_ERROR|INVALID_VALUE)")
 
 
 class Rule(Protocol):

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import build_evidence, cuda_builds, ev, interpreter_source, version
+from envguard.rules.base import CUDNN_CALL_FAILED, build_evidence, cuda_builds, ev, interpreter_source, version
 from envguard.snapshot import SharedLibrary, Snapshot, normalize_name
 
 __all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
@@ -135,7 +135,11 @@ class LoadedLibraryRule:
                 other_major = have.major != need.major
                 # Paddle itself only warns on a lower minor of the same major ("may cause serious incompatible
                 # bug"), and some such setups run; another major cannot serve a build compiled against this one.
-                severity = Severity.ERROR if other_major or build.name != "paddle" else Severity.WARNING
+                # A cuDNN call that then failed (CUDNN_STATUS_BAD_PARAM ...) in the same report shows this one did
+                # not run.
+                failed = next((line for line in snapshot.observed_errors if CUDNN_CALL_FAILED.search(line)), None)
+                severity = (Severity.ERROR if other_major or build.name != "paddle" or failed is not None
+                            else Severity.WARNING)
                 named = build.name if version(build.version) is None else f"{build.name} {build.version}"
                 yield Finding(
                     "cudnn-mismatch", severity,
@@ -144,7 +148,8 @@ class LoadedLibraryRule:
                     + ("another major, so another library is found first on the loader path."
                        if other_major else "an older minor than its build."),
                     (build_evidence(build), ev("cuDNN compiled with", build.cudnn, build.source),
-                     ev("cuDNN loaded", lib.version, lib.path)),
+                     ev("cuDNN loaded", lib.version, lib.path),
+                     *((ev("cuDNN call failed", failed[:160], snapshot.origin),) if failed else ())),
                     f"put the cuDNN {need.major}.x the build needs first on the loader path (conda: "
                     "LD_LIBRARY_PATH=$CONDA_PREFIX/lib; check ldconfig -p | grep cudnn) or remove the older copy",
                     PADDLE_GPU_RESOURCES if build.name == "paddle" else None, build.name,

@@ -10,7 +10,7 @@ from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
-from envguard.rules.base import driver_evidence
+from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence
 from envguard.rules.corroborate import SUBJECT
 from envguard.snapshot import Snapshot, Unavailable
 
@@ -46,6 +46,12 @@ class SignatureRule:
                 # major only, PTX JIT-compiles forward only): the build has no kernels for it at all.
                 severity = Severity.ERROR
                 evidence.append(unusable)
+            elif sig.code == "cudnn-mismatch" and severity is Severity.WARNING and \
+                    (failed := next((x for x in snapshot.observed_errors if CUDNN_CALL_FAILED.search(x)), None)):
+                # A framework warning that the cuDNN it loaded is older than its build, and a cuDNN call that then
+                # failed: the warning was the cause, not noise.
+                severity = Severity.ERROR
+                evidence.append(Evidence("cuDNN call failed", failed[:160], snapshot.origin))
             elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
