@@ -62,8 +62,8 @@ class ReleaseArchRule:
 
 def _first_cuda(cc: str, matrices: Matrices) -> Version | None:
     """The first toolkit that compiles for any architecture of this compute-capability major (gpu-arch.toml)."""
-    major = cc.split(".")[0]
-    firsts = [a.first_cuda for a in matrices.gpu_arch.archs if a.cc.split(".")[0] == major and a.first_cuda]
+    major = cc.partition(".")[0]
+    firsts = [a.first_cuda for a in matrices.gpu_arch.archs if a.cc.partition(".")[0] == major and a.first_cuda]
     return min(firsts) if firsts else None
 
 
