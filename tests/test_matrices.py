@@ -387,9 +387,11 @@ def test_gpu_series_fill_in_unlisted_names(matrices: Matrices) -> None:
 
 
 def test_paddle_rows(matrices: Matrices) -> None:
-    """PaddlePaddle 2.0-3.2: default-index build, .postNNN builds, Paddle's per-CUDA indexes (3.x)."""
+    """PaddlePaddle 1.8 and 2.0-3.2: default-index build, .postNNN builds, Paddle's per-CUDA indexes (3.x)."""
     paddle = matrices.paddle
-    assert [r.version for r in paddle.releases] == ["3.2", "3.1", "3.0", *(f"2.{n}" for n in range(6, -1, -1))]
+    assert [r.version for r in paddle.releases] == ["3.2", "3.1", "3.0", *(f"2.{n}" for n in range(6, -1, -1)), "1.8"]
+    # 1.x local versions name CUDA major + cuDNN major (post97, post107), not a .postNNN CUDA build
+    assert paddle.build("1.8.2.post107") is None and (paddle.build("1.8.2") or pytest.fail()).cuda == "10.0"
     assert str(paddle.newest()) == "3.2"
     r26 = paddle.release("2.6.1.post120") or pytest.fail()
     assert r26.default_variant == "cu118" and "3.12" in r26.python and "3.7" not in r26.python
@@ -408,12 +410,13 @@ def test_paddle_rows(matrices: Matrices) -> None:
     assert cu126.cudnn == "9.0" and cu126.index_url == "https://www.paddlepaddle.org.cn/packages/stable/cu126/"
     assert "3.13" in r32.python and "3.8" not in r32.python
     assert ((paddle.release("2.4.2") or pytest.fail()).variant("cu102") or pytest.fail()).min_cc == "3.5"
-    assert paddle.release("1.8.5") is None and paddle.build("not a version") is None
+    assert paddle.release("1.7.2") is None and paddle.build("not a version") is None
     for release in paddle.releases:
         for variant in release.variants:
             assert variant.min_driver is None  # not stated in any document read: unknown, never guessed
             unsuffixed = variant.tag == release.default_variant or Version(release.version).major >= 3
-            assert (variant.post is None) == unsuffixed, (release.version, variant.tag)
+            if Version(release.version).major >= 2:  # 1.x suffixes name CUDA + cuDNN majors (post97): not a post field
+                assert (variant.post is None) == unsuffixed, (release.version, variant.tag)
         assert release.prov.source and release.prov.confidence in ("official", "transcribed", "derived")
 
 

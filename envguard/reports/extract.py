@@ -409,8 +409,9 @@ _HEDGE = re.compile(
 _HEDGE_WINDOW = 32
 def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
-    "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11" (bounded, so linear)."""
-    return re.compile(rf"\b(?:{names})`?\s{{0,2}}(?:version|release|ver\.?)?\s{{0,2}}(?:is\s{{1,2}}|[:=]{{1,2}}\s{{0,2}})?`?v?"
+    "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
+    "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", with a full-width colon or 为/是 (bounded, so linear)."""
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|[为是]\s{{0,2}})?`?v?"
                       rf"({number})\b", re.IGNORECASE)
 
 

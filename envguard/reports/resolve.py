@@ -312,6 +312,12 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             if image_cuda is not None and build.cuda is None:
                 # A Paddle image tag (2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0) names the CUDA its Paddle was built with.
                 build = replace(build, cuda=image_cuda.value, accelerator="cuda")
+            legacy = re.search(r"^1\.\d{1,2}\.\d{1,2}\.post(\d{1,2})(\d)$", build.version)
+            if legacy is not None and build.cuda is None:
+                # Paddle 1.x names CUDA major + cuDNN major: 1.8.2.post97 is CUDA 9.0, post107 CUDA 10.0 (the 1.8
+                # install guide, paddle.toml 1.8); not the 2.x rule below (post107 is not CUDA 10.7).
+                build = replace(build, cuda=f"{legacy.group(1)}.0", accelerator="cuda")
+                post = None
             if post is not None and build.cuda is None:
                 # Paddle's own naming: 2.4.2.post117 is the CUDA 11.7 build, post102 CUDA 10.2, post90 CUDA 9.0
                 # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).

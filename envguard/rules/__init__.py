@@ -24,6 +24,7 @@ from envguard.rules.libraries import (
     WheelPinRule,
 )
 from envguard.rules.loaded import LoadedLibraryRule
+from envguard.rules.release_arch import ReleaseArchRule
 from envguard.snapshot import Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
@@ -55,6 +56,7 @@ ALL_RULES: tuple[Rule, ...] = (
                  "CUDA error 804 next to a driver older than the CUDA the image, build or toolkit needs"),
     ReportedCudaMajorRule(),
     ArchRule(),
+    ReleaseArchRule(),
     SiteBuildArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
