@@ -33,15 +33,20 @@ def test_a_driver_package_install_names_the_branch() -> None:
     assert _driver(["nvidia-340/focal-updates,now 340.108-0ubuntu5.20.04.1 amd64 [installed]"]) == []
 
 
-#: snowzach/doods#48: a 390 driver (CUDA 9.1) and an image that needs CUDA 10.2.
-DOODS_48 = """- nVidia driver using 390.xx version
-- Installed Cuda version: 9.1.85
-
-When I run the docker image, I got this error
-```
-docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container process caused "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart hook 0 caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement error: unsatisfied condition: cuda>=10.2, please update your driver to a newer version, or use an earlier cuda container\\\\\\\\n\\\\\\"\\"": unknown.
-```
-"""
+#: snowzach/doods#48: a 390 driver (CUDA 9.1) and an image that needs CUDA 10.2 (the docker line verbatim).
+DOODS_48 = "\n".join([
+    "- nVidia driver using 390.xx version",
+    "- Installed Cuda version: 9.1.85",
+    "",
+    "When I run the docker image, I got this error",
+    "```",
+    'docker: Error response from daemon: OCI runtime create failed: container_linux.go:349: starting container '
+    'process caused "process_linux.go:449: container init caused \\"process_linux.go:432: running prestart hook 0 '
+    'caused \\\\\\"error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement error: '
+    'unsatisfied condition: cuda>=10.2, please update your driver to a newer version, or use an earlier cuda '
+    'container\\\\\\\\n\\\\\\"\\"": unknown.',
+    "```",
+])
 
 #: corpus case 602 (NVIDIA/nvidia-docker): the ppa's 390 driver and nvidia/cuda:9.2.
 NVIDIA_390_CUDA_92 = """sudo apt-get -y install nvidia-390 nvidia-modprobe
