@@ -895,6 +895,12 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/Paddle#26954
     ("ExternalError: Cudnn error, CUDNN_STATUS_BAD_PARAM at (/paddle/paddle/fluid/operators/batch_norm_op.cu:319)",
      {'cudnn-status-call-failed': {}}),
+    # AUTOMATIC1111/stable-diffusion-webui#10703
+    ("This program is tested with 3.10.6 Python, but you have 3.11.3.",
+     {'webui-untested-python': {'python': '3.11.3'}}),
+    # lshqqytiger/stable-diffusion-webui-amdgpu#47
+    ("This program is tested with 3.10.6 Python, but you have 3.11.2.",
+     {'webui-untested-python': {'python': '3.11.2'}}),
     # PaddlePaddle/PaddleOCR#7091 (title)
     ("Out of memory error on GPU 0. Cannot allocate 56.000000MB memory on GPU 0, 7.782776GB memory has been "
      "allocated and available memory is only 12.750000MB.", {'paddle-gpu-out-of-memory': {}}),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -17,6 +18,9 @@ from envguard.snapshot import Snapshot, Unavailable
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
+
+#: pip finding no release to install ("Could not find a version that satisfies", "No matching distribution found").
+_PIP_FOUND_NONE = re.compile(r"Could not find a version that|No matching distribution found for")
 
 
 class SignatureRule:
@@ -52,6 +56,12 @@ class SignatureRule:
                 # failed: the warning was the cause, not noise.
                 severity = Severity.ERROR
                 evidence.append(Evidence("cuDNN call failed", failed[:160], snapshot.origin))
+            elif sig.code == "python-unsupported" and severity is Severity.WARNING and \
+                    (failed := next((x for x in snapshot.observed_errors if _PIP_FOUND_NONE.search(x)), None)):
+                # A launcher warning that this Python is untested, and pip then finding no release to install: the
+                # interpreter is the cause.
+                severity = Severity.ERROR
+                evidence.append(Evidence("pip", failed[:160], snapshot.origin))
             elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
