@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
 
+#: Launchers' own "this Python is untested" warnings (errors.toml): an error once pip finds nothing to install.
+_UNTESTED_PYTHON = frozenset({"webui-untested-python"})
 #: pip finding no release to install ("Could not find a version that satisfies", "No matching distribution found").
 _PIP_FOUND_NONE = re.compile(r"Could not find a version that|No matching distribution found for")
 
@@ -56,7 +58,7 @@ class SignatureRule:
                 # failed: the warning was the cause, not noise.
                 severity = Severity.ERROR
                 evidence.append(Evidence("cuDNN call failed", failed[:160], snapshot.origin))
-            elif sig.code == "python-unsupported" and severity is Severity.WARNING and \
+            elif sig.id in _UNTESTED_PYTHON and severity is Severity.WARNING and \
                     (failed := next((x for x in snapshot.observed_errors if _PIP_FOUND_NONE.search(x)), None)):
                 # A launcher warning that this Python is untested, and pip then finding no release to install: the
                 # interpreter is the cause.
