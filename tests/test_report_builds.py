@@ -13,12 +13,7 @@ from envguard.reports import extract_builds, parse_environments
 from envguard.reports.mentions import PROSE, TOOL
 from envguard.rules import run_rules
 from envguard.rules.libraries import runtime_file, same_cuda_runtime
-
-
-def errors(text: str) -> set[str]:
-    m = load_matrices()
-    return {f.code for e in parse_environments(text, "t", m) for f in run_rules(e.snapshot, m, notes=e.notes).findings
-            if f.severity is Severity.ERROR}
+from tests.reports import error_codes as errors
 
 
 def build(text: str, name: str) -> tuple[str | None, str | None]:

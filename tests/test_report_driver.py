@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import parse_environments
 from envguard.reports.extract_driver import driver_prose, jetson_releases
 from envguard.reports.segment import normalize_report
-from envguard.rules import run_rules
 from envguard.snapshot import DriverInfo
+from tests.reports import error_messages as _errors
 
 
 @pytest.fixture(scope="module")
@@ -20,13 +19,6 @@ def matrices() -> Matrices:
     return load_matrices()
 
 
-def _errors(text: str, matrices: Matrices) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for env in parse_environments(text, "t", matrices):
-        for f in run_rules(env.snapshot, matrices, notes=env.notes).findings:
-            if f.severity is Severity.ERROR:
-                out.setdefault(f.code, []).append(f.message)
-    return out
 
 
 def _drivers(text: str) -> list[str]:

@@ -3,21 +3,15 @@ before CUDA 10 (real lines; each source in a comment)."""
 
 from __future__ import annotations
 
-from envguard.findings import Severity
 from envguard.knowledge import load_matrices
-from envguard.reports import parse_environments
 from envguard.reports.extract_driver import driver_packages
-from envguard.rules import run_rules
+from tests.reports import error_codes as _errors
 
 
 def _driver(lines: list[str]) -> list[str]:
     return [m.value for m in driver_packages(lines, 0)]
 
 
-def _errors(text: str) -> set[str]:
-    m = load_matrices()
-    return {f.code for e in parse_environments(text, "t", m) for f in run_rules(e.snapshot, m, notes=e.notes).findings
-            if f.severity is Severity.ERROR}
 
 
 def test_a_driver_package_install_names_the_branch() -> None:

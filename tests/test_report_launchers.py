@@ -4,9 +4,7 @@ pip then finds no torch for that Python (real lines; each source in a comment)."
 from __future__ import annotations
 
 from envguard.findings import Severity
-from envguard.knowledge import load_matrices
-from envguard.reports import parse_environments
-from envguard.rules import run_rules
+from tests.reports import worst_severity as _findings
 
 RULE = "=" * 110
 BANNER = RULE + """
@@ -38,13 +36,6 @@ ERROR: No matching distribution found for torch==2.7.0
 """
 
 
-def _findings(text: str) -> dict[str, Severity]:
-    m = load_matrices()
-    out: dict[str, Severity] = {}
-    for env in parse_environments(text, "t", m):
-        for f in run_rules(env.snapshot, m, notes=env.notes).findings:
-            out[f.code] = max(out.get(f.code, f.severity), f.severity)
-    return out
 
 
 def test_the_untested_python_banner_alone_is_a_warning() -> None:

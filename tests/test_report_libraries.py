@@ -11,7 +11,7 @@ from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import parse_environments
 from envguard.reports.libraries import library_facts, paddle_cudnn_banner
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL
-from envguard.rules import run_rules
+from tests.reports import worst_severity as errors
 
 
 @pytest.fixture(scope="module")
@@ -19,12 +19,6 @@ def matrices() -> Matrices:
     return load_matrices()
 
 
-def errors(text: str, matrices: Matrices) -> dict[str, Severity]:
-    out: dict[str, Severity] = {}
-    for env in parse_environments(text, "t", matrices):
-        for f in run_rules(env.snapshot, matrices, notes=env.notes).findings:
-            out[f.code] = max(out.get(f.code, f.severity), f.severity)
-    return out
 
 
 # ---- extractors ----------------------------------------------------------------------------------

@@ -9,12 +9,13 @@ import pytest
 
 from envguard.archs import gencode_targets
 from envguard.errors import SnapshotError
-from envguard.findings import Finding, Severity
+from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import parse_environments
 from envguard.reports.extract_stack import stack_packages
 from envguard.reports.libraries import library_facts
-from envguard.rules import run_rules
+from tests.reports import error_codes as _errors
+from tests.reports import findings as _findings
 
 
 @pytest.fixture(scope="module")
@@ -22,15 +23,6 @@ def matrices() -> Matrices:
     return load_matrices()
 
 
-def _findings(text: str, matrices: Matrices) -> list[Finding]:
-    out: list[Finding] = []
-    for env in parse_environments(text, "t", matrices):
-        out.extend(run_rules(env.snapshot, matrices, notes=env.notes).findings)
-    return out
-
-
-def _errors(text: str, matrices: Matrices) -> set[str]:
-    return {f.code for f in _findings(text, matrices) if f.severity is Severity.ERROR}
 
 
 # ---- NCCL: the library a running program loaded -------------------------------------------------------------

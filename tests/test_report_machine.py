@@ -7,18 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from envguard.findings import Severity
-from envguard.knowledge import load_matrices
-from envguard.reports import extract, extract_machine, parse_environments
+from envguard.reports import extract, extract_machine
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import PROSE
-from envguard.rules import run_rules
-
-
-def errors(text: str) -> set[str]:
-    m = load_matrices()
-    return {f.code for e in parse_environments(text, "t", m) for f in run_rules(e.snapshot, m, notes=e.notes).findings
-            if f.severity is Severity.ERROR}
+from tests.reports import error_codes as errors
 
 
 def gpus(line: str) -> list[str]:

@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from envguard.errors import MatrixSchemaError
-from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import extract_python, parse_environments
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.reports.segment import normalize_report
-from envguard.rules import run_rules
 from envguard.rules.installs import _implied_pythons
+from tests.reports import error_messages as errors
 
 SHIPPED = Path(__file__).parent.parent / "matrices"
 
@@ -30,13 +29,6 @@ def facts(mentions: list[Mention]) -> set[tuple[str, str, str, int]]:
     return {(m.kind, m.key, m.value, m.tier) for m in mentions}
 
 
-def errors(text: str, matrices: Matrices) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for env in parse_environments(text, "t", matrices):
-        for f in run_rules(env.snapshot, matrices, notes=env.notes).findings:
-            if f.severity is Severity.ERROR:
-                out.setdefault(f.code, []).append(f.message)
-    return out
 
 
 def test_interpreter_commands_paths_and_free_threading_markers() -> None:
