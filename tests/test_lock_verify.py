@@ -218,3 +218,16 @@ def test_fix_uninstalls_extras_and_names_the_lock_folder() -> None:
     assert result.fixes == ("/venv/bin/python -m pip uninstall -y rich",
                             "/venv/bin/python -m pip install --require-hashes --no-deps --force-reinstall -r "
                             "'lock dir/requirements.lock.txt'")
+
+
+def test_the_virtualenv_owner_is_named_alike_on_both_sides() -> None:
+    """The in-target script (standard library only, it cannot import envguard) and verify spell virtualenv's own
+    _virtualenv.pth owner with one string: a change to one side must not silently turn it into drift."""
+    import re
+    from pathlib import Path
+
+    from envguard.lock.verify import VIRTUALENV_OWNER
+
+    script = (Path(__file__).resolve().parent.parent / "envguard" / "probes" / "_installed.py").read_text()
+    found = re.search(r'^VIRTUALENV_OWNER = "([^"]+)"$', script, re.MULTILINE)
+    assert found is not None and found.group(1) == VIRTUALENV_OWNER

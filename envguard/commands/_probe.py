@@ -61,8 +61,9 @@ def take_snapshot(options: ProbeOptions, env: Mapping[str, str] | None = None, *
     from envguard.probes.collect import collect_snapshot
 
     environ = dict(os.environ if env is None else env)
-    ctx = ProbeContext(env=environ, target_python=resolve_python(options.target_python, environ),
-                       timeout_s=options.timeout_s, deep=options.deep, inspection=inspection)
+    exe = inspection.exe if inspection is not None else resolve_python(options.target_python, environ)
+    ctx = ProbeContext(env=environ, target_python=exe, timeout_s=options.timeout_s, deep=options.deep,
+                       inspection=inspection)
     return collect_snapshot(ctx)
 
 

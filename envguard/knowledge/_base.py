@@ -333,6 +333,7 @@ def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
     import hashlib
     import json
     import os
+    import re
     import tempfile
 
     folder = _cache_dir()
@@ -362,10 +363,9 @@ def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
                 json.dump(data, fh, default=_undate)
             os.replace(tmp, path)
             tmp = None
+            entry = re.compile(re.escape(stem) + r"[0-9a-f]{24}\.json")
             for old in os.listdir(folder):  # earlier versions of this matrix (or of its header)
-                rest = old[len(stem):] if old.startswith(stem) else ""
-                if len(rest) == 29 and rest.endswith(".json") and old != os.path.basename(path) and \
-                        all(c in "0123456789abcdef" for c in rest[:24]):
+                if entry.fullmatch(old) and old != os.path.basename(path):
                     os.unlink(os.path.join(folder, old))
         except (OSError, TypeError, ValueError):
             logger.debug("matrix cache not written for %s", name)

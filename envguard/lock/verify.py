@@ -177,25 +177,25 @@ def machine_platform(machine: str) -> str:
 def _scan_drifts(scan: SiteScan, accepted: set[str]) -> list[Drift]:
     """Drift for what lies beside the distributions; a .pth is accepted when a locked (or ignored / installer)
     distribution's RECORD lists it with this content."""
-    out: list[Drift] = []
-    for path in scan.unrecorded:
-        out.append(Drift("unrecorded", path, None, None, "a file no installed RECORD lists, inside a locked "
-                         "package's folder"))
-    if scan.unrecorded_count > len(scan.unrecorded):
-        out.append(Drift("unrecorded", "…", None, None, f"{scan.unrecorded_count - len(scan.unrecorded)} more "
-                         "unrecorded file(s)"))
+    out = _capped("unrecorded", scan.unrecorded, scan.unrecorded_count,
+                  "a file no installed RECORD lists, inside a locked package's folder", "unrecorded file(s)")
     for path, owner in scan.pth:
         if owner == VIRTUALENV_OWNER or (owner is not None and canonicalize_name(owner) in accepted):
             continue
         why = (f"belongs to {owner}, which the lock does not list" if owner else
                "no installed RECORD lists it with this content")
         out.append(Drift("pth", path, None, None, f".pth file (Python runs its import lines at every start): {why}"))
-    for path in scan.bytecode:
-        out.append(Drift("bytecode", path, None, None, "bytecode that is not the compilation of its source "
-                         "(Python loads it instead of the .py)"))
-    if scan.bytecode_count > len(scan.bytecode):
-        out.append(Drift("bytecode", "…", None, None, f"{scan.bytecode_count - len(scan.bytecode)} more stale "
-                         "bytecode file(s)"))
+    out += _capped("bytecode", scan.bytecode, scan.bytecode_count,
+                   "bytecode that is not the compilation of its source (Python loads it instead of the .py)",
+                   "stale bytecode file(s)")
+    return out
+
+
+def _capped(kind: str, paths: Sequence[str], count: int, detail: str, more: str) -> list[Drift]:
+    """One drift per listed path, and one "…" for the ``count`` the scan found beyond the list it kept."""
+    out = [Drift(kind, path, None, None, detail) for path in paths]
+    if count > len(paths):
+        out.append(Drift(kind, "…", None, None, f"{count - len(paths)} more {more}"))
     return out
 
 

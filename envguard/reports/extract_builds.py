@@ -81,13 +81,15 @@ _CUDA_EXTRA = re.compile(r"(?<![\w.-])(jax|jaxlib|tensorflow)\[([\w,-]{0,40}?(?:
                          re.IGNORECASE)
 _COLLECTING = re.compile(r"^\s{0,8}Collecting\s{1,4}(jax|tensorflow)\[([\w,-]{1,60})\]", re.IGNORECASE)
 _CONDA_CMD = re.compile(r"\b(?:conda|mamba|micromamba)\s{1,4}(?:install|create)\b(.{0,600})")
-_CONDA_CUDA_SPEC = re.compile(r"(?<![\w-])(cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|cuda-runtime)"
+#: conda packages that ask for CUDA (in a command or in an environment file's dependency list).
+_CONDA_CUDA_PACKAGES = r"cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|cuda-runtime"
+_CONDA_CUDA_SPEC = re.compile(rf"(?<![\w-])({_CONDA_CUDA_PACKAGES})"
                               r"(?:\s{0,2}[=<>]{1,2}\s{0,2}([\d.*]{1,12}))?(?![\w-])"
                               r"|(?<![\w-])(jaxlib|pytorch|tensorflow)=[\w.*]{0,20}=\*?cuda\*?")
 _CONDA_PYTORCH = re.compile(r"(?<![\w-])pytorch\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)")
 #: A CUDA package in a conda environment file's dependency list ("  - cudatoolkit=11.3", "- pytorch-cuda=12.1").
-_CONDA_ENV_CUDA = re.compile(r"^\s{0,8}-\s{1,4}((?:cudatoolkit|pytorch-cuda|cuda-toolkit|cuda-version|cuda-nvcc|"
-                             r"cuda-runtime)(?:\s{0,2}[=<>!~]{1,2}\s{0,2}[\w.*]{1,20})?)\s*$")
+_CONDA_ENV_CUDA = re.compile(r"^\s{0,8}-\s{1,4}((?:" + _CONDA_CUDA_PACKAGES + r")"
+                             r"(?:\s{0,2}[=<>!~]{1,2}\s{0,2}[\w.*]{1,20})?)\s*$")
 _CONDA_TOOLKIT = re.compile(r"(?<![\w-])(?:cudatoolkit|pytorch-cuda)\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2})")
 #: The pytorch channel itself (its builds are the ones torch.toml's conda_channel rows describe).
 _PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-])pytorch::pytorch")

@@ -120,6 +120,7 @@ class LoadedLibraryRule:
     @staticmethod
     def _cudnn_loaded(snapshot: Snapshot) -> Iterator[Finding]:
         """A framework reports loading a cuDNN of another major, or a lower minor, than it was compiled with."""
+        failed = next((line for line in snapshot.observed_errors if CUDNN_CALL_FAILED.search(line)), None)
         for build in cuda_builds(snapshot):
             if not build.cudnn:
                 continue
@@ -137,7 +138,6 @@ class LoadedLibraryRule:
                 # bug"), and some such setups run; another major cannot serve a build compiled against this one.
                 # A cuDNN call that then failed (CUDNN_STATUS_BAD_PARAM ...) in the same report shows this one did
                 # not run.
-                failed = next((line for line in snapshot.observed_errors if CUDNN_CALL_FAILED.search(line)), None)
                 severity = (Severity.ERROR if other_major or build.name != "paddle" or failed is not None
                             else Severity.WARNING)
                 named = build.name if version(build.version) is None else f"{build.name} {build.version}"
