@@ -66,3 +66,17 @@ def test_top_level_help_lists_every_command() -> None:
 def test_unknown_command_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["chekc"])
     assert result.exit_code == 2 and "No such command" in result.output
+
+
+def test_rules_imported_on_first_error_line_say_what_the_rules_themselves_say() -> None:
+    """ALL_RULES names the deferred rules without importing them; their id and summary must be the rule's own."""
+    import importlib
+
+    from envguard.rules import ALL_RULES, OnErrorLines
+
+    deferred = [r for r in ALL_RULES if isinstance(r, OnErrorLines)]
+    assert deferred
+    for wrapper in deferred:
+        module, name = wrapper.target.split(":")
+        rule = getattr(importlib.import_module(module), name)
+        assert (wrapper.id, wrapper.summary) == (rule.id, rule.summary), wrapper.target
