@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import logging
 import sys
@@ -59,6 +60,19 @@ class VerbatimVersion(Version):
         return self._text
 
 
+@functools.cache
+def _verbatim(text: str) -> VerbatimVersion:
+    """One VerbatimVersion per text: the tables repeat the same versions across rows (and Version is immutable)."""
+    return VerbatimVersion(text)
+
+
+@functools.cache
+def _specifier_set(text: str) -> SpecifierSet:
+    """One SpecifierSet per text, shared by the rows that write it (a matrix row's set is never changed after
+    loading; building one hashes each clause through a Version parse, most of loading a table's specifiers)."""
+    return SpecifierSet(text)
+
+
 @dataclass(frozen=True, slots=True)
 class MatrixMeta:
     """Provenance of one matrix file."""
@@ -111,7 +125,7 @@ class Collector:
             self.error(where, f"{key!r} must be a string, got {value!r}")
             return None
         try:
-            return VerbatimVersion(value)
+            return _verbatim(value)
         except InvalidVersion:
             self.error(where, f"{key!r} is not a version: {value!r}")
             return None
@@ -130,7 +144,7 @@ class Collector:
     def specifier(self, row: Mapping[str, Any], key: str, where: str) -> SpecifierSet:
         value = self.string(row, key, where, required=True)
         try:
-            return SpecifierSet(value or "")
+            return _specifier_set(value or "")
         except InvalidSpecifier:
             self.error(where, f"{key!r} is not a PEP 440 specifier: {value!r}")
             return SpecifierSet()
@@ -228,7 +242,7 @@ class Collector:
         if value is None:
             return None
         try:
-            return SpecifierSet(value)
+            return _specifier_set(value)
         except InvalidSpecifier:
             self.error(where, f"{key!r} is not a PEP 440 specifier: {value!r}")
             return None
@@ -321,6 +335,16 @@ def _undate(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
+def _blake2b(data: bytes, *, digest_size: int) -> Any:
+    """BLAKE2b of ``data``: hashlib's own implementation, imported without hashlib (which loads OpenSSL, a few ms
+    of every `check`) where CPython has it built in."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # NOTE: not CPython
+        from hashlib import blake2b
+    return blake2b(data, digest_size=digest_size)
+
+
 def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
     """The TOML document, from a JSON cache keyed by the file's content when there is one (parsing TOML is most of
     the cost of loading a matrix: tomllib reads these files several times slower than json reads the same data).
@@ -330,14 +354,12 @@ def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
     :raises MatrixError: when the text is not valid TOML.
     """
     import contextlib
-    import hashlib
     import json
     import os
     import re
-    import tempfile
 
     folder = _cache_dir()
-    digest = hashlib.sha256(f"{MATRIX_SCHEMA}\0{raw}".encode()).hexdigest()[:24]
+    digest = _blake2b(f"{MATRIX_SCHEMA}\0{raw}".encode(), digest_size=12).hexdigest()
     stem = f"matrix-{name}{'-' + part if part else ''}-"
     path = os.path.join(folder, f"{stem}{digest}.json") if folder else None
     if path is not None:
@@ -357,6 +379,8 @@ def _parsed(name: str, raw: str, part: str = "") -> dict[str, Any]:
     if path is not None and folder is not None:
         tmp = None
         try:
+            import tempfile
+
             os.makedirs(folder, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".matrix-{name}.", suffix=".tmp", dir=folder)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

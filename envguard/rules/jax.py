@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.knowledge.jax import JaxRelease
 from envguard.rules.base import applicable_requirements, build_evidence, ev, version
 from envguard.snapshot import Snapshot, normalize_name
+
+if TYPE_CHECKING:  # NOTE: the jax table's types only; `check` without jax never imports its module
+    from envguard.knowledge.jax import JaxRelease
 
 #: (library, wheel prefix, finding code, JaxCuda attribute)
 _LIBRARIES = (("cuDNN", "nvidia-cudnn", "cudnn-mismatch", "cudnn"), ("NCCL", "nvidia-nccl", "nccl-mismatch", "nccl"))
