@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from envguard.errors import EnvguardError
-from envguard.snapshot import EngineFacts, ImageFacts
+from envguard.image_facts import EngineFacts, ImageFacts
 
 logger = logging.getLogger(__name__)
 

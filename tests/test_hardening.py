@@ -143,8 +143,8 @@ def test_fingerprint_leaves_out_secret_named_variables_of_old_snapshots() -> Non
 
 
 def test_direct_url_credentials_stay_out_of_the_lock() -> None:
+    from envguard.installed_facts import InstalledDistribution
     from envguard.lock.request import current_requirements
-    from envguard.snapshot import InstalledDistribution
 
     dist = InstalledDistribution(name="private", version="1.0", installer="pip",
                                  direct_url="https://deploy:glpat-SECRET@git.example/p.git", editable=False,

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 import pytest
 
 from envguard.findings import Finding, Severity
+from envguard.image_facts import EngineFacts, ImageFacts
 from envguard.rules.image import image_findings, require_cuda_verdict
-from envguard.snapshot import DriverInfo, EngineFacts, ImageFacts
+from envguard.snapshot import DriverInfo
 from tests.fakes import gpu, make_snapshot, torch_build
 
 #: NVIDIA_REQUIRE_CUDA of nvidia/cuda:12.4.1 images (cuda-images.toml: require_cuda 12.4, compat 470/525/535).

@@ -12,6 +12,7 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 
 from envguard.errors import LockError
+from envguard.installed_facts import InstalledDistribution
 from envguard.knowledge import Matrices, load_matrices
 from envguard.lock.request import (
     TOOLING,
@@ -26,7 +27,6 @@ from envguard.lock.request import (
     requirements_from_pyproject,
 )
 from envguard.lock.spec import IndexUse, LockedPackage, LockTarget
-from envguard.snapshot import InstalledDistribution
 
 H = ("sha256:" + "0" * 64,)
 WHL = "https://download.pytorch.org/whl/"

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from envguard.installed_facts import InstalledDistribution, RecordCheck
 from envguard.lock.spec import LockedPackage, LockSpec, LockTarget
 from envguard.lock.verify import DRIFT_KINDS, Drift, VerifyResult, compare
-from envguard.snapshot import DriverInfo, InstalledDistribution, RecordCheck, Unavailable
+from envguard.snapshot import DriverInfo, Unavailable
 
 H = ("sha256:" + "0" * 64,)
 CUDA_TARGET = LockTarget("3.11", "linux-x86_64", "12.4", "cu124", "9.1.0.70", "2.21.5", "525.60.13")
@@ -195,7 +196,7 @@ def test_a_record_edited_with_its_file_is_caught_by_the_locked_digest() -> None:
 
 
 def test_scan_reports_unrecorded_files_foreign_pth_and_stale_bytecode() -> None:
-    from envguard.snapshot import SiteScan
+    from envguard.installed_facts import SiteScan
 
     scan = SiteScan(unrecorded=("/sp/numpy/evil.py",), unrecorded_count=1,
                     pth=(("/sp/evil.pth", None), ("/sp/distutils-precedence.pth", "setuptools"),

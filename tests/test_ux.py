@@ -421,11 +421,11 @@ def test_one_fingerprint_notation_printed_once() -> None:
 
 def test_cpu_dockerfile_runs_without_gpus_and_verify_fix_names_the_folder() -> None:
     from envguard.formatters.lockfiles import verify_text
+    from envguard.installed_facts import InstalledDistribution
     from envguard.knowledge import load_matrices
     from envguard.lock.render import DockerOptions, render_docker
     from envguard.lock.spec import LockedPackage, LockSpec, LockTarget
     from envguard.lock.verify import compare
-    from envguard.snapshot import InstalledDistribution
 
     h = ("sha256:" + "0" * 64,)
     cpu = LockSpec(LockTarget("3.11", "linux-x86_64", None, "cpu"), (LockedPackage("six", "1.16.0", h),))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import click
@@ -16,6 +15,13 @@ from envguard.cli._shared import (
     use_color,
 )
 from envguard.errors import EnvguardError
+
+
+def _terminal_width() -> int:
+    """The terminal's width for wrapped text (at least 60 columns; $COLUMNS honoured, as shutil does)."""
+    import shutil  # NOTE: only for a terminal (shutil imports bz2 and lzma)
+
+    return max(shutil.get_terminal_size((100, 24)).columns, 60)
 
 
 @click.command()
@@ -70,7 +76,7 @@ def check(
         code = report.exit_code(Severity.parse(fail_on))
         colored = use_color(color) and output is None and fmt == "text"
         # NOTE: a pipe or a file gets unwrapped text (width 0): a path or a command is never broken.
-        width = max(shutil.get_terminal_size((100, 24)).columns, 60) if sys.stdout.isatty() and output is None else 0
+        width = _terminal_width() if sys.stdout.isatty() and output is None else 0
         text = make_formatter(fmt, color=colored, width=width).format(report, command="check", exit_code=code)
         if output:
             _io.write_atomic(output, text, force=force)

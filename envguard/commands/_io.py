@@ -6,7 +6,6 @@ import dataclasses
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -171,6 +170,8 @@ def _write_temp(target: _Target, text: str) -> str:
     """Write ``text`` to a temp file beside the real target (same folder, so the rename is atomic)."""
     directory = target.real.parent
     _clean_stale_temps(directory, target.real.name)
+    import tempfile  # NOTE: here, not at the top: a `check` that prints to stdout never writes a file
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.real.name}.{os.getpid()}.", suffix=".tmp", dir=directory)
     except OSError as exc:

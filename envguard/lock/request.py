@@ -16,12 +16,12 @@ from packaging.version import InvalidVersion, Version
 from envguard._redact import redact_urls
 from envguard.archs import runs_on
 from envguard.errors import LockError, LockUsageError
+from envguard.installed_facts import InstalledDistribution
 from envguard.knowledge import Matrices
 from envguard.knowledge.jax import JaxCuda, JaxRelease
 from envguard.knowledge.tensorflow import TensorflowRelease
 from envguard.knowledge.torch import TorchRelease, TorchVariant
 from envguard.lock.spec import IndexUse, LockedPackage, LockTarget, check_url
-from envguard.snapshot import InstalledDistribution
 
 if sys.version_info >= (3, 11):
     import tomllib

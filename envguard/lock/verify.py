@@ -8,9 +8,10 @@ from dataclasses import dataclass, replace
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from envguard.installed_facts import InstalledDistribution, SiteScan
 from envguard.lock.request import TOOLING
 from envguard.lock.spec import LockSpec
-from envguard.snapshot import DriverInfo, InstalledDistribution, SiteScan, Unavailable
+from envguard.snapshot import DriverInfo, Unavailable
 
 #: Drift kinds, in report order. Each one fails `envguard verify` (exit 1).
 DRIFT_KINDS = ("python", "driver", "variant", "different", "missing", "extra", "files", "unrecorded", "pth",

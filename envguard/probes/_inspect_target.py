@@ -4,11 +4,17 @@ Rules for this file: standard library only, Python 3.8 syntax, imports no framew
 nothing from envguard, prints exactly one JSON document on stdout.
 """
 
-import json
-import os
-import platform
-import re
 import sys
+
+# NOTE: run with -c, so sys.path[0] is the working directory: drop it before any other import, so a stray json.py
+# or torch/ folder (or a *.dist-info) where envguard was started can neither shadow a module nor be reported.
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+
+import json  # noqa: E402
+import os  # noqa: E402
+import platform  # noqa: E402
+import re  # noqa: E402
 
 _ASSIGN = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*(?::\s*[^=]+)?=\s*(.+?)\s*$")
 _LIB_HINTS = ("libcud", "libnccl", "libcublas", "libnvrtc", "libnvjitlink", "libcufft", "libcusparse")

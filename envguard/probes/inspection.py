@@ -7,7 +7,6 @@ probes and the rules, which then load while the target interpreter runs. Decodin
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -28,11 +27,9 @@ def child_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def run_inspection(run: CommandRunner, exe: str, env: Mapping[str, str], timeout_s: float) -> CommandResult:
-    """Run the script in ``exe`` from a fresh working directory, with :func:`child_env` of ``env``."""
-    source = script_source("envguard.probes", SCRIPT)
-    with tempfile.TemporaryDirectory(prefix="envguard-") as cwd:
-        # NOTE: a fresh cwd, so a stray local "torch/" folder cannot shadow the real package.
-        return run((exe, "-c", source), timeout=timeout_s, cwd=cwd, env=child_env(env))
+    """Run the script in ``exe`` with :func:`child_env` of ``env`` (the script drops the working directory from
+    its sys.path before its first import: a local "torch/" folder cannot shadow the real package)."""
+    return run((exe, "-c", script_source("envguard.probes", SCRIPT)), timeout=timeout_s, env=child_env(env))
 
 
 @dataclass(frozen=True)

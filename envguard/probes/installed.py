@@ -9,11 +9,11 @@ from typing import Any
 
 from envguard import _json
 from envguard.errors import TargetPythonError
+from envguard.installed_facts import InstalledDistribution, RecordCheck, SiteScan
 from envguard.probes.base import INSTALLED_TIMEOUT_FACTOR, ProbeContext
 from envguard.probes.inspection import child_env
 from envguard.probes.target import not_python
 from envguard.resources import script_source
-from envguard.snapshot import InstalledDistribution, RecordCheck, SiteScan
 
 
 def installed_distributions(

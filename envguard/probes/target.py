@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -272,6 +271,8 @@ def deep_reports(ctx: ProbeContext) -> dict[str, RuntimeReport | Unavailable]:
 
     def one(name: str) -> RuntimeReport | Unavailable | None:
         code = f"FRAMEWORK = {name!r}\n" + source
+        import tempfile  # NOTE: --deep only
+
         with tempfile.TemporaryDirectory(prefix="envguard-deep-") as cwd:
             result = ctx.run((ctx.target_python, "-c", code), timeout=timeout, cwd=cwd, env=child_env(ctx.env))
         if result.timed_out:

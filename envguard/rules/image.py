@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from packaging.version import InvalidVersion, Version
 
 from envguard.findings import Finding, Severity
+from envguard.image_facts import EngineFacts, ImageFacts
 from envguard.rules.base import cuda_builds, driver_evidence, ev
-from envguard.snapshot import DriverInfo, EngineFacts, ImageFacts, Snapshot
+from envguard.snapshot import DriverInfo, Snapshot
 
 REQUIRE_SOURCE = ("https://github.com/NVIDIA/nvidia-container-toolkit (NVIDIA_REQUIRE_* constraints); "
                   "matrices/cuda-images.toml")

@@ -555,3 +555,19 @@ def test_real_deep_inspection_of_cpu_torch() -> None:
     assert (runtime.cuda, runtime.cudnn, runtime.nccl) == (None, None, None)
     assert runtime.duration_s is not None
     assert 0.0 < runtime.duration_s < 120.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not VENV_PYTHON.exists(), reason="the project .venv is not there")
+def test_the_working_directory_neither_shadows_nor_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` run in a project folder that holds a json.py, a torch/ package and a torch dist-info: the target
+    interpreter's own modules and distributions are what is read (the script drops '' from sys.path first)."""
+    _write(tmp_path / "json.py", "raise SystemExit('the working directory shadowed json')\n")
+    _write(tmp_path / "torch" / "__init__.py", "raise SystemExit('the working directory shadowed torch')\n")
+    _write(tmp_path / "torch" / "version.py", "__version__ = '9.9.9+cu999'\ncuda = '99.9'\n")
+    _dist_info(tmp_path, "torch", "9.9.9+cu999", [])
+    monkeypatch.chdir(tmp_path)
+    report = run_inspection(str(VENV_PYTHON))
+    assert "9.9.9+cu999" not in [d.version for d in report.packages if d.name == "torch"]
+    assert all(f.version != "9.9.9+cu999" for f in report.frameworks)
+    assert report.python.executable  # the script ran to its end: json was the standard library's
