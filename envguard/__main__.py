@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from envguard.cli import main
+from envguard.cli import run
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    run()
