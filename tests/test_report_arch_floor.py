@@ -160,3 +160,23 @@ def test_tensorflow_built_before_the_gpu_is_a_warning_not_an_error() -> None:
     assert severity is Severity.WARNING
     assert "CUDA 10.1" in message and "11.1" in message and "PTX" in message
     assert _arch(TF_41909) == []  # 6.1 is within what CUDA 10.1 compiles for
+
+
+# ---- a bare model number and its full name are one GPU ---------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "name"), [
+    # https://github.com/patrickbryant1/AFProfile/issues/8 (case 246)
+    ("I am running a 3080 ti GPU. \n", "GeForce RTX 3080 Ti"),
+    # https://github.com/TabbyML/tabby/issues/4309 (case 401)
+    ("When browsing on NVIDIA.com for a Linux driver for a 3090ti, it recommends `570.169`.\n", "GeForce RTX 3090 Ti"),
+    # https://github.com/pytorch/pytorch/issues/104417 (case 516)
+    ("For context, I'm running an Nvidia 4070 Ti Super GPU on my Windows workstation PC which has CUDA 12.4.\n",
+     "GeForce RTX 4070 Ti"),
+    # https://github.com/pytorch/pytorch/issues/78275 (case 340): named again on a later line
+    ("I ran the following code on a 1080 Ti and an A40 GPUs respectively (this is done on a cluster).\n"
+     "1080 Ti yields\n", "GeForce GTX 1080 Ti"),
+])
+def test_a_bare_model_number_is_the_gpu_its_full_name_names(text: str, name: str) -> None:
+    gpus = [g.name for e in parse_environments(text + "I use torch 2.1.0.\n", "t", M) for g in e.snapshot.gpu_list()]
+    assert gpus[0] == name and gpus.count(name) == 1
+    assert not any(g != name and name.lower().replace(" ", "").endswith(g.lower().replace(" ", "")) for g in gpus)
