@@ -58,11 +58,33 @@ class JaxRelease:
 
 
 @dataclass(frozen=True, slots=True)
+class JaxArchFloor:
+    """The lowest compute capability of the default jaxlib GPU builds from jaxlib ``since`` on."""
+
+    since: Version
+    min_cc: str
+    prov: Provenance
+
+
+@dataclass(frozen=True, slots=True)
 class JaxMatrix:
     """jax/jaxlib requirement rows, newest first; each row holds until the next newer one."""
 
     meta: MatrixMeta
     releases: tuple[JaxRelease, ...]
+    #: [[arch_floor]] rows, newest first.
+    arch_floors: tuple[JaxArchFloor, ...] = ()
+
+    def arch_floor(self, version: str | None) -> JaxArchFloor | None:
+        """The floor in force for jaxlib ``version``; for an unknown version the lowest, which every jaxlib GPU
+        build requires. None when no row applies."""
+        try:
+            v = Version(Version(version).public) if version else None
+        except InvalidVersion:
+            v = None
+        if v is None:
+            return min(self.arch_floors, key=lambda f: Version(f.min_cc), default=None)
+        return next((f for f in self.arch_floors if f.since <= v), None)
 
     def release(self, version: str) -> JaxRelease | None:
         """The row in force for jax/jaxlib ``version`` ("0.4.30"); None when older than every row."""
@@ -82,7 +104,7 @@ _JAX_CUDA_KEYS: Final = {"major", "extra", "plugin", "built_with", "min_cuda", "
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> JaxMatrix:
-    col.keys(data, META_KEYS | {"release"}, "header")
+    col.keys(data, META_KEYS | {"release", "arch_floor"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "released", "python", "cuda"} | PROV_KEYS, where)
@@ -122,6 +144,13 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> JaxMatrix:
     for (newer, d_new), (older, d_old) in itertools.pairwise(dated):
         if d_new < d_old:
             col.error("[[release]]", f"{newer} is dated {d_new}, before the older {older} ({d_old})")
-    return JaxMatrix(meta, tuple(releases))
+    floors = []
+    for where, row in col.rows(data, "arch_floor"):
+        col.keys(row, {"since", "min_cc"} | PROV_KEYS, where)
+        since, min_cc = col.version(row, "since", where, required=True), col.cc(row, "min_cc", where, required=True)
+        if since is not None and min_cc is not None:
+            floors.append(JaxArchFloor(since, min_cc, col.prov(row, where)))
+    check_order([f.since for f in floors], col, "arch_floor", "since")
+    return JaxMatrix(meta, tuple(releases), tuple(floors))
 
 

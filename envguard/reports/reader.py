@@ -20,6 +20,7 @@ from envguard.reports import (
     extract_builds,
     extract_driver,
     extract_machine,
+    extract_named,
     extract_python,
     extract_stack,
     libraries,
@@ -83,7 +84,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
                       extract.prose, extract_builds.build_facts, extract_machine.machine_facts,
                       libraries.library_facts, extract_stack.stack_packages, *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
-                      companions.conda_companion_builds, *extract_driver.EXTRACTORS):
+                      companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

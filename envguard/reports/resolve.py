@@ -66,6 +66,16 @@ def _norm_gpu(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower().replace("nvidia", "").replace("geforce", ""))
 
 
+def _same_gpu(a: str, b: str) -> bool:
+    """One GPU: the same name, or a bare model number and its full name ("3060ti" and "GeForce RTX 3060 Ti",
+    "1080 ti" and "GTX 1080 Ti"); a bare number never matches a longer one ("080ti" is no name)."""
+    x, y = _norm_gpu(a), _norm_gpu(b)
+    if x == y:
+        return True
+    short, full = sorted((x, y), key=len)
+    return short[:1].isdigit() and full.endswith(short) and not full[-len(short) - 1].isdigit()
+
+
 @dataclass
 class Resolved:
     """The winning mention per fact, and the notes on what disagreed."""
@@ -114,13 +124,16 @@ class Resolved:
         for m in sorted(keep, key=lambda m: (-m.tier, m.line)):
             name = m.value.strip().strip("`").strip()
             memory, _, cc = m.key.partition("|")
-            twin = next((i for i, g in enumerate(out) if _norm_gpu(g[0]) == _norm_gpu(name)), None)
+            twin = next((i for i, g in enumerate(out) if _same_gpu(g[0], name)), None)
             if twin is None and name:
                 out.append((name, m.source, int(memory) if memory.isdigit() else None, cc or None))
             elif twin is not None:
                 old = out[twin]
                 mem = int(memory) if memory.isdigit() else None
-                out[twin] = (old[0], old[1], old[2] or mem, old[3] or cc or None)
+                # NOTE: of a bare model number and its full name, the full name is the GPU's.
+                fuller = m.tier == PROSE and len(_norm_gpu(name)) > len(_norm_gpu(old[0]))
+                out[twin] = (name if fuller else old[0], m.source if fuller else old[1], old[2] or mem,
+                             old[3] or cc or None)
         stated_cc = self.get("gpu_cc")
         if stated_cc is not None and len(out) == 1 and out[0][3] is None:
             out[0] = (*out[0][:3], stated_cc.value)

@@ -22,6 +22,7 @@ from dataclasses import replace
 from packaging.version import InvalidVersion, Version
 
 from envguard.knowledge import Matrices
+from envguard.reports import extract_named
 from envguard.reports.extract_builds import (
     BUILT_WITHOUT_CUDA,
     CONDA_TORCH_REQUEST,
@@ -75,6 +76,7 @@ def adjust(mentions: list[Mention], builds: tuple[FrameworkBuild, ...], system: 
         stated = _best(mentions, "package", "jax")
         out.append(FrameworkBuild("jax", "jaxlib", stated.value if stated else "?", None, None, None,
                                   source=stated.source if stated else ""))
+    out = extract_named.named_builds(mentions, out)
     return tuple(_one(b, mentions, system, gpu_seen, matrices) for b in out)
 
 

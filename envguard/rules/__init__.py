@@ -16,6 +16,7 @@ from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
 from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
+from envguard.rules.jax_arch import JaxArchRule
 from envguard.rules.libraries import (
     LoaderPathRule,
     MixedWheelsRule,
@@ -25,6 +26,7 @@ from envguard.rules.libraries import (
 )
 from envguard.rules.loaded import LoadedLibraryRule
 from envguard.rules.release_arch import ReleaseArchRule
+from envguard.rules.tf_arch import TfToolkitArchRule
 from envguard.snapshot import Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
@@ -58,6 +60,8 @@ ALL_RULES: tuple[Rule, ...] = (
     ArchRule(),
     ReleaseArchRule(),
     SiteBuildArchRule(),
+    JaxArchRule(),
+    TfToolkitArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
     PlatformRule(),

@@ -1,0 +1,61 @@
+"""A TensorFlow build made with a CUDA toolkit older than the first one that compiles for the GPU: no SASS, only PTX.
+
+A toolkit cannot emit SASS for an architecture newer than the newest it knows (gpu-arch.toml first_cuda: CUDA 10.x
+compiles up to sm_75, 11.0 adds sm_80, 11.1 sm_86, 11.8 sm_89/sm_90 ...), so a TensorFlow build made with CUDA 10.1
+has no SASS for an RTX 30 GPU. It is not left without kernels, though: TensorFlow's nvcc wrappers compile every
+capability as ``-gencode=arch=compute_XX,"code=sm_XX,compute_XX"`` (crosstool_wrapper_driver_is_not_gcc and the
+Windows msvc_wrapper_for_nvcc), so its PTX JIT-compiles on a newer GPU at start-up (minutes, TensorFlow warns
+"CUDA kernels will be jit-compiled from PTX"). The libraries of that toolkit (its cuDNN and cuBLAS) predate the
+GPU as well. That is a warning, not an error: whether the build runs is decided on the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from envguard.findings import Finding, Severity
+from envguard.knowledge import Matrices
+from envguard.rules.arch import ArchRule
+from envguard.rules.base import build_evidence, ev, gpu_cc, platform_of, version
+from envguard.snapshot import Snapshot
+
+#: TensorFlow's nvcc wrapper: every capability as SASS plus its PTX.
+TF_WRAPPER = ("https://github.com/tensorflow/tensorflow/blob/r1.15/third_party/gpus/crosstool/clang/bin/"
+              "crosstool_wrapper_driver_is_not_gcc.tpl")
+
+
+class TfToolkitArchRule:
+    """A TensorFlow build's CUDA must be able to compile SASS for each GPU (else it runs only JIT-compiled PTX)."""
+
+    id = "tf-toolkit-arch"
+    summary = "each GPU's architecture is known to the CUDA toolkit the TensorFlow build was made with"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield an arch-unsupported warning per GPU newer than the build's toolkit."""
+        gpus = snapshot.gpu_list()
+        for build in snapshot.frameworks:
+            have = version(build.cuda)
+            if build.name != "tensorflow" or build.accelerator != "cuda" or have is None or not gpus:
+                continue
+            if ArchRule._arch_list(build, matrices, platform_of(snapshot)) is not None:
+                continue  # a known arch list is ArchRule's to judge
+            for gpu in gpus:
+                cc, cc_source = gpu_cc(gpu, matrices)
+                row = matrices.gpu_arch.arch(cc) if cc else None
+                first = row.first_cuda if row is not None else None
+                if row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+                    continue
+                label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
+                yield Finding(
+                    "arch-unsupported", Severity.WARNING,
+                    f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {build.cuda} "
+                    f"{label} was built with (the first toolkit that compiles for {cc} is CUDA "
+                    f"{first}): the build has no SASS for it and runs only PTX JIT-compiled at start-up, with "
+                    f"CUDA {build.cuda}'s cuDNN and cuBLAS, which predate this GPU.",
+                    (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                     build_evidence(build),
+                     ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda"),
+                     ev("TensorFlow's device code", "SASS and PTX of each compiled capability", TF_WRAPPER)),
+                    f"install a TensorFlow build made with CUDA {first} or newer for compute capability {cc}",
+                    row.prov.source, build.name,
+                )
