@@ -38,14 +38,17 @@ def parse_arch_list(items: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str,
     return tuple(sass), tuple(ptx)
 
 
-def runs_on(cc: str, sass: tuple[str, ...], ptx: tuple[str, ...]) -> bool:
-    """SASS runs on the same major with an equal or higher minor; PTX JIT-compiles forward."""
+def runs_on(cc: str, sass: tuple[str, ...], ptx: tuple[str, ...], *, integrated: bool = False) -> bool:
+    """SASS runs on the same major with an equal or higher minor; PTX JIT-compiles forward. On an integrated
+    (Tegra) GPU SASS runs only on its exact compute capability: the CUDA Programming Guide's binary-compatibility
+    note says binary compatibility is not supported for Tegra, nor between desktop and Tegra."""
     dev = version(cc)
     if dev is None:
         return True
     for item in sass:
         built = version(item)
-        if built is not None and built.major == dev.major and built.minor <= dev.minor:
+        if built is not None and built.major == dev.major and (
+                built.minor == dev.minor if integrated else built.minor <= dev.minor):
             return True
     return any((built := version(item)) is not None and built <= dev for item in ptx)
 

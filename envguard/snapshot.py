@@ -206,6 +206,10 @@ class FrameworkBuild:
     #: Report mode: what shows this build was meant for an NVIDIA GPU when the report lists none (a CUDA build
     #: asked for, "cudatoolkit=11.3 (report line 3)"; a GPU working elsewhere on the machine); None otherwise.
     gpu_intent: str | None = None
+    #: The conda channel the build came from ("conda-forge"), when known; None for pip builds or when unknown.
+    channel: str | None = None
+    #: The conda build string ("cuda126_generic_py312_h1234567_201"), when a conda listing gives it.
+    conda_build: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,7 +88,7 @@ def test_gpu_names_are_found_by_the_example_products_of_an_arch_row() -> None:
              for n in ("Tesla P100", "P100", "Tesla P100-SXM2-16GB", "H100", "V100", "Jetson AGX Orin", "A10",
                        "A1000", "Orin NX", "Quadro K4000", "Quadro K1100M")}
     assert found == {"Tesla P100": "6.0", "P100": "6.0", "Tesla P100-SXM2-16GB": "6.0", "H100": "9.0",
-                     "V100": "7.0", "Jetson AGX Orin": "8.7", "A10": "8.6", "A1000": None, "Orin NX": None,
+                     "V100": "7.0", "Jetson AGX Orin": "8.7", "A10": "8.6", "A1000": None, "Orin NX": "8.7",
                      "Quadro K4000": "3.0", "Quadro K1100M": None}
 
 

@@ -33,6 +33,9 @@ class ArchRow:
     examples: tuple[str, ...]
     prov: Provenance
     datacenter_forward_compat: bool | None = None
+    #: An integrated (Tegra / Jetson) GPU: SASS runs only on the exact compute capability it was built for, never
+    #: on a higher minor (the CUDA Programming Guide's binary-compatibility note); None when not recorded.
+    integrated: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +120,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuArchMatr
     col.keys(data, META_KEYS | {"arch", "gpu", "series"}, "header")
     archs = []
     for where, row in col.rows(data, "arch"):
-        allowed = {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat"}
+        allowed = {"cc", "family", "first_cuda", "last_cuda", "examples", "datacenter_forward_compat", "integrated"}
         col.keys(row, allowed | PROV_KEYS, where)
         cc = col.string(row, "cc", where, required=True)
         if cc is None or not is_cc(cc):
@@ -132,7 +135,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> GpuArchMatr
             col.error(where, f"last_cuda {last} is before first_cuda {first}")
         archs.append(ArchRow(
             cc, col.string(row, "family", where, required=True) or "", first, last, tuple(examples),
-            col.prov(row, where), col.flag(row, "datacenter_forward_compat", where),
+            col.prov(row, where), col.flag(row, "datacenter_forward_compat", where), col.flag(row, "integrated", where),
         ))
     gpus = []
     for where, row in col.rows(data, "gpu"):

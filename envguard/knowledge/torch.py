@@ -116,6 +116,45 @@ class CondaBuilds:
     prov: Provenance
 
 
+#: conda platforms (subdirs) a conda-forge row may name.
+CONDA_FORGE_PLATFORMS: Final = ("linux-64", "linux-aarch64")
+#: The linux-aarch64 arm variants of conda-forge's CUDA builds (a row without one is every aarch64 build).
+ARM_VARIANTS: Final = ("sbsa", "tegra")
+
+
+@dataclass(frozen=True, slots=True)
+class CondaForgeBuild:
+    """The architectures conda-forge's pytorch CUDA builds of some versions were compiled for on some platforms."""
+
+    cuda: str
+    platforms: tuple[str, ...]
+    #: "sbsa" / "tegra" (linux-aarch64 only); None: every build of those platforms.
+    arm_variant: str | None
+    versions: SpecifierSet
+    #: The recipe build numbers the row covers; None: all.
+    builds: SpecifierSet | None
+    sass: tuple[str, ...]
+    #: None when the PTX is not recorded (unknown, not "none").
+    ptx: tuple[str, ...] | None
+    prov: Provenance
+
+    def covers(self, version: str | None, cuda: str | None, platform: str, build: int | None = None,
+               arm_variant: str | None = None) -> bool:
+        """Whether a build of this version/CUDA/platform could be one of this row's (None: not reported)."""
+        if platform not in self.platforms or (cuda is not None and cuda != self.cuda):
+            return False
+        if arm_variant is not None and self.arm_variant is not None and arm_variant != self.arm_variant:
+            return False
+        if build is not None and self.builds is not None and not self.builds.contains(str(build)):
+            return False
+        if version is None:
+            return True
+        try:
+            return self.versions.contains(Version(version.split("+", maxsplit=1)[0]).public, prereleases=True)
+        except ValueError:
+            return True
+
+
 @dataclass(frozen=True, slots=True)
 class TorchMatrix:
     """torch releases, newest first."""
@@ -124,6 +163,13 @@ class TorchMatrix:
     releases: tuple[TorchRelease, ...]
     #: The pytorch conda channel's CUDA builds per series (only the series read).
     conda: tuple[CondaBuilds, ...] = ()
+    #: conda-forge's pytorch CUDA builds and their arch lists (recipe/build.sh history).
+    conda_forge: tuple[CondaForgeBuild, ...] = ()
+
+    def conda_forge_builds(self, version: str | None, cuda: str | None, platform: str, build: int | None = None,
+                           arm_variant: str | None = None) -> tuple[CondaForgeBuild, ...]:
+        """The conda-forge rows a CUDA build with these facts (None: not reported) could be one of."""
+        return tuple(r for r in self.conda_forge if r.covers(version, cuda, platform, build, arm_variant))
 
     def conda_builds(self, version: str) -> CondaBuilds | None:
         """The pytorch channel's CUDA builds of the series "1.9.0" belongs to; None when not recorded."""
@@ -139,7 +185,7 @@ class TorchMatrix:
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix:
-    col.keys(data, META_KEYS | {"release", "conda_channel"}, "header")
+    col.keys(data, META_KEYS | {"release", "conda_channel", "conda_forge"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "python", "compile_python", "free_threaded", "pypi_default", "torchvision",
@@ -177,7 +223,29 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
             _free_threaded(row, where, col),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
-    return TorchMatrix(meta, tuple(releases), _conda(data, col))
+    return TorchMatrix(meta, tuple(releases), _conda(data, col), _conda_forge(data, col))
+
+
+def _conda_forge(data: Mapping[str, Any], col: Collector) -> tuple[CondaForgeBuild, ...]:
+    out = []
+    for where, row in col.rows(data, "conda_forge"):
+        col.keys(row, {"cuda", "platforms", "arm_variant", "versions", "builds", "sass", "ptx"} | PROV_KEYS, where)
+        cuda = col.string(row, "cuda", where, required=True)
+        platforms = col.strings(row, "platforms", where)
+        bad = [p for p in platforms if p not in CONDA_FORGE_PLATFORMS]
+        if bad or not platforms:
+            col.error(where, f"platforms must be a non-empty list of {', '.join(CONDA_FORGE_PLATFORMS)}, got {bad}")
+        variant = col.string(row, "arm_variant", where)
+        if variant is not None and variant not in ARM_VARIANTS:
+            col.error(where, f"arm_variant must be one of {', '.join(ARM_VARIANTS)}, got {variant!r}")
+        sass = col.cc_list(row, "sass", where)
+        if cuda is None or sass is None:
+            col.error(where, "needs 'cuda' and 'sass'")
+            continue
+        out.append(CondaForgeBuild(cuda, platforms, variant, col.specifier(row, "versions", where),
+                                   col.optional_specifier(row, "builds", where), sass, col.cc_list(row, "ptx", where),
+                                   col.prov(row, where)))
+    return tuple(out)
 
 
 def _conda(data: Mapping[str, Any], col: Collector) -> tuple[CondaBuilds, ...]:

@@ -430,12 +430,16 @@ _P_GPU = re.compile(
     r"Ada Generation)?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
-    r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2}|orin\s{1,2})?(?i:orin|xavier|nano|tx2)(?:\s{1,2}(?i:nano))?"
+    r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2})?(?i:orin|xavier)(?:\s{1,2}(?i:nano|nx))?"
+    r"|(?i:jetson)\s{1,2}(?i:nano|tx[12])(?:\s{1,2}(?i:nx))?|(?i:agx)\s{1,2}(?i:orin|xavier)"
+    r"|(?i:orin|xavier)\s{1,2}(?i:nano|nx)|TX[12]"
     r"|\d{4}\s?[Tt][Ii])\b"
 )
 _P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
+#: The words a Jetson module's name starts with in prose ("Jetson Orin", "AGX Xavier", "Orin Nano", "Xavier NX").
+_JETSON_WORDS = ("jetson", "agx", "orin", "xavier")
 _SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 
 
@@ -476,7 +480,7 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 digits = cu.group(1)
                 yield Mention("cuda_text", f"{digits[:-1]}.{digits[-1]}", n, PROSE, f"text (cu{digits})")
             gpu = _P_GPU.search(sentence)
-            if gpu and (re.search(r"\d", gpu.group(1)) or gpu.group(1).lower().startswith("jetson")) \
+            if gpu and (re.search(r"\d", gpu.group(1)) or gpu.group(1).lower().startswith(_JETSON_WORDS)) \
                     and len(gpu.group(1)) > 2 and stated(gpu):
                 yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text")
 

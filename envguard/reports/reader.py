@@ -18,6 +18,7 @@ from envguard.reports import (
     companions,
     extract,
     extract_builds,
+    extract_conda_forge,
     extract_driver,
     extract_machine,
     extract_named,
@@ -84,7 +85,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
                       extract.prose, extract_builds.build_facts, extract_machine.machine_facts,
                       libraries.library_facts, extract_stack.stack_packages, *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
-                      companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS):
+                      companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS,
+                      *extract_conda_forge.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

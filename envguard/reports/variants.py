@@ -16,6 +16,7 @@ for, a CUDA build string, or a GPU working elsewhere on the same machine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -31,6 +32,7 @@ from envguard.reports.extract_builds import (
     CUDA_REQUEST,
     GPU_PRESENT,
 )
+from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
 from envguard.reports.mentions import Mention
 from envguard.snapshot import FrameworkBuild, normalize_name
 
@@ -41,7 +43,8 @@ JAX_PLATFORMS_SOURCE = "https://docs.jax.dev/en/latest/installation.html"
 #: tensorflow-gpu) for both Linux and Windows."
 TF_21_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0"
 #: Kinds whose differing values are several facts, not a contradiction (two CUDA requests, two sentences).
-UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT)
+UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT,
+                 TORCH_CHANNEL, TORCH_CONDA_BUILD)
 _DISTRIBUTION = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib", "paddle": "paddlepaddle"}
 
 
@@ -71,13 +74,39 @@ def adjust(mentions: list[Mention], builds: tuple[FrameworkBuild, ...], system: 
         if claim.key not in names:
             names.add(claim.key)
             out.append(FrameworkBuild(claim.key, _DISTRIBUTION[claim.key], "?", None, None, None, source=""))
+    channel = _best(mentions, TORCH_CHANNEL)
+    if channel is not None and channel.value == "conda-forge|cuda" and "torch" not in names:
+        # "the latest cuda-enabled pytorch conda-forge package": a conda-forge CUDA build of a version not given.
+        names.add("torch")
+        out.append(FrameworkBuild("torch", "pytorch", "?", "cuda", None, None, source=f"{channel.source} "
+                                  f"(report line {channel.line})", channel="conda-forge"))
     jax_request = _best(mentions, CUDA_REQUEST, "jax")
     if system == "win32" and jax_request is not None and "jax" not in names:
         stated = _best(mentions, "package", "jax")
         out.append(FrameworkBuild("jax", "jaxlib", stated.value if stated else "?", None, None, None,
                                   source=stated.source if stated else ""))
     out = extract_named.named_builds(mentions, out)
-    return tuple(_one(b, mentions, system, gpu_seen, matrices) for b in out)
+    return tuple(_conda_forge(_one(b, mentions, system, gpu_seen, matrices), mentions) for b in out)
+
+
+def _conda_forge(build: FrameworkBuild, mentions: list[Mention]) -> FrameworkBuild:
+    """A torch build a conda listing or sentence says came from conda-forge, with its conda build string."""
+    channel = _best(mentions, TORCH_CHANNEL)
+    if build.name != "torch" or channel is None or "+" in build.version:
+        return build
+    conda_build = _best(mentions, TORCH_CONDA_BUILD)
+    build = replace(build, channel="conda-forge", conda_build=conda_build.value if conda_build else None)
+    cuda = _CF_BUILD_CUDA.match(build.conda_build or "")
+    if build.accelerator is None and cuda is not None:
+        build = replace(build, accelerator="cuda", cuda=build.cuda or f"{cuda.group(1)}.{cuda.group(2)}",
+                        source=f"{build.source}; conda-forge build string {build.conda_build}")
+    elif build.accelerator is None and channel.value.endswith("|cuda"):
+        build = replace(build, accelerator="cuda")
+    return build
+
+
+#: conda-forge's CUDA build strings: "cuda126_generic_py312_h…_303", "cuda120_py311h…_1", "cuda126_py312h…_306".
+_CF_BUILD_CUDA = re.compile(r"^cuda(\d{2})(\d)(?:_|py)")
 
 
 def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu_seen: bool,

@@ -11,6 +11,7 @@ from envguard.rules.arch import ArchRule
 from envguard.rules.base import Rule
 from envguard.rules.builds import CompanionRule, CpuOnlyRule, FreeThreadedRule, PlatformRule, PythonRule
 from envguard.rules.built_archs import SiteBuildArchRule
+from envguard.rules.conda_forge_arch import CondaForgeArchRule
 from envguard.rules.corroborate import merge_corroborated
 from envguard.rules.cpu_report import ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
@@ -59,6 +60,7 @@ ALL_RULES: tuple[Rule, ...] = (
     ReportedCudaMajorRule(),
     ArchRule(),
     ReleaseArchRule(),
+    CondaForgeArchRule(),
     SiteBuildArchRule(),
     JaxArchRule(),
     TfToolkitArchRule(),

@@ -37,6 +37,10 @@ class ArchRule:
             if build.accelerator != "cuda" or build.name not in ("torch", "tensorflow", "paddle"):
                 continue
             arch = self._arch_list(build, matrices, platform)
+            if arch is None and build.channel == "conda-forge":
+                # conda-forge's own arch lists are CondaForgeArchRule's; the pip wheels' never describe its builds.
+                yield from self._toolkit_limit(build, gpus, matrices)
+                continue
             if arch is None:
                 limited = list(self._toolkit_limit(build, gpus, matrices))
                 if limited:
@@ -56,7 +60,7 @@ class ArchRule:
             sass, ptx, where, reference = arch
             for gpu in gpus:
                 cc, cc_source = gpu_cc(gpu, matrices)
-                if cc is None or runs_on(cc, sass, ptx):
+                if cc is None or runs_on(cc, sass, ptx, integrated=_integrated(cc, matrices)):
                     continue
                 listed = " ".join([f"sm_{c.replace('.', '')}" for c in sass]
                                   + [f"compute_{c.replace('.', '')}" for c in ptx])
@@ -118,7 +122,7 @@ class ArchRule:
         if build.arch_list:
             sass, ptx = parse_arch_list(build.arch_list)
             return sass, ptx, f"{build.distribution}: {build.source}", f"{build.distribution}: {build.source}"
-        if build.name == "torch":
+        if build.name == "torch" and build.channel != "conda-forge":
             release, variant = torch_variant(build, matrices)
             arch = variant.arch(platform) if variant is not None else None
             if variant is not None and arch is not None and arch.sass is not None:
@@ -148,3 +152,9 @@ class ArchRule:
             return (f"install a torch build with kernels for compute capability {cc}: "
                     f"{pip_install_torch(target, variant)}")
         return f"no torch build in envguard's matrices has kernels for compute capability {cc}"
+
+
+def _integrated(cc: str, matrices: Matrices) -> bool:
+    """An integrated (Jetson) GPU, whose SASS must match its compute capability exactly (gpu-arch.toml)."""
+    row = matrices.gpu_arch.arch(cc)
+    return bool(row is not None and row.integrated)
