@@ -907,6 +907,17 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleVideo#502
     ("Out of memory error on GPU 0. Cannot allocate 80.000000MB memory on GPU 0, 10.647278GB memory has been "
      "allocated and available memory is only 108.750000MB.", {'paddle-gpu-out-of-memory': {}}),
+    # NVIDIA/nccl#1784 (the issue's title)
+    ('[BUG]: undefined symbol: "ncclCommWindowRegister"',
+     {'nccl-undefined-symbol': {'symbol': 'ncclCommWindowRegister'}}),
+    # NVIDIA/nccl#639
+    ("/xxxxx/pytorch/build/lib/libtorch_cuda_cpp.so: undefined reference to `ncclGpuGdrSupport(int*)'",
+     {'nccl-undefined-reference': {'symbol': 'ncclGpuGdrSupport'}}),
+    # pytorch/pytorch#10816
+    ("/home/mehdi2277/Documents/Programming/pytorch/build/lib/libcaffe2_gpu.so: undefined reference to `ncclAllGather'",
+     {'nccl-undefined-reference': {'symbol': 'ncclAllGather'}}),
+    # jax-ml/jax#16616
+    ("ERROR: JAX requires Python 3.9 or newer, found  (3, 8)", {'jax-build-python-too-old': {}}),
 ]
 
 
