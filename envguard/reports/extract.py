@@ -47,7 +47,9 @@ _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
                         r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti|[1-5]0[5-9]0)\b", re.IGNORECASE)
-_NOT_A_VALUE = ("n/a", "none", "could not collect", "unknown", "-", "", "no", "na", "not installed")
+#: Placeholders, not values: collect_env prints "No CUDA" for the GPU, driver and cuDNN fields when CUDA is not
+#: available (torch/utils/collect_env.py), and "Could not collect" when a probe failed.
+_NOT_A_VALUE = ("n/a", "none", "could not collect", "unknown", "-", "", "no", "na", "not installed", "no cuda")
 
 
 def _field(raw: str, table: dict[str, str]) -> str | None:
@@ -410,8 +412,9 @@ _HEDGE_WINDOW = 32
 def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
-    "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", with a full-width colon or 为/是 (bounded, so linear)."""
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|[为是]\s{{0,2}})?`?v?"
+    "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", with a full-width colon or 为/是 (bounded, so linear); a list's
+    "my python version - 3.9" (ultralytics/ultralytics#487)."""
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|[为是]\s{{0,2}}|-\s{{1,2}})?`?v?"
                       rf"({number})\b", re.IGNORECASE)
 
 

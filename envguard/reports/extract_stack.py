@@ -42,10 +42,12 @@ _FREEZE = re.compile(rf"^\s{{0,4}}(transformers|accelerate|diffusers|deepspeed|p
                      rf"{_VERSION}\s*$", re.IGNORECASE)
 #: A sentence naming one: "vllm 0.2.0", "vllm==0.4.2", "vLLM v0.3.2", "vllm版本v0.3.2", "transformers version is 4.36".
 _PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.?)\s{{0,2}}"
-                    rf"(?:is\s{{1,2}}|[:\uff1a]\s{{0,2}})?|\s{{0,2}}={{1,2}}\s{{0,2}}|\s{{1,2}}|@)v?{_VERSION}(?![\w.])",
+                    rf"(?:is\s{{1,2}}|[:\uff1a]\s{{0,2}})?|\s{{0,2}}={{1,2}}\s{{0,2}}|\s{{1,2}}|@)v?{_VERSION}(?!\w|\.\w)",
                     re.IGNORECASE)
 #: A sentence that negates, conditions or asks states no fact about the reporter's software.
-_HEDGE = re.compile(r"\b(?:not|n't|never|without|if|would|should|could|instead of|rather than|supposed to|"
+#: ("could" is not one: "I could run it successfully by moving back to ultralytics 8.0.40" states what ran,
+#: ultralytics/ultralytics#1367.)
+_HEDGE = re.compile(r"\b(?:not|n't|never|without|if|would|should|instead of|rather than|supposed to|"
                     r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than)\b",
                     re.IGNORECASE)
 _HEDGE_WINDOW = 32
@@ -73,9 +75,23 @@ def stack_packages(lines: list[str], offset: int) -> Iterator[Mention]:
         if line.lstrip().startswith(("File ", "/", "|")) or "site-packages" in line:
             continue
         for found in _PROSE.finditer(line):
-            window = line[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
-            if not _HEDGE.search(window):
+            if not _HEDGE.search(_sentence_window(line, found.start(), found.end())):
                 yield Mention("package", found.group(2), n, PROSE, "text", _dist(found.group(1)))
+
+
+#: Where a sentence ends inside a line: punctuation, then a space ("8.0.40. I did not check" ends after 8.0.40).
+_SENTENCE_END = re.compile(r"[.;!?]\s")
+
+
+def _sentence_window(line: str, start: int, end: int) -> str:
+    """The text within _HEDGE_WINDOW characters of a match, not crossing into the sentence before or after it."""
+    before = line[max(0, start - _HEDGE_WINDOW):start]
+    ends = list(_SENTENCE_END.finditer(before))
+    if ends:
+        before = before[ends[-1].end():]
+    after = line[end:end + _HEDGE_WINDOW]
+    stop = _SENTENCE_END.search(after)
+    return before + line[start:end] + (after[:stop.start()] if stop else after)
 
 
 def _dist(name: str) -> str:

@@ -251,9 +251,23 @@ class CompanionRule:
                     None, comp.name,
                 )
                 return
-        # 2. The release table.
+        # 2. The release table — not for two nightlies, which pair by build date, not by series: the nightly index
+        # served torch 2.10.0.dev20251008 with torchaudio 2.8.0.dev20251008 (pytorch/pytorch#164943).
         release = matrices.torch.release(torch.version)
         expected = (release.torchvision if comp.name == "torchvision" else release.torchaudio) if release else None
+        cv = version(comp.version)
+        if tv.dev is not None and cv is not None and cv.dev is not None:
+            expected = None
+            if tv.dev != cv.dev:
+                yield Finding(
+                    "companion-mismatch", Severity.WARNING,
+                    f"{comp.name} {comp.version} and torch {torch.version} are nightlies of different days; "
+                    "nightly C++ operators are only built against the same day's torch.",
+                    evidence,
+                    f"pip install --pre --force-reinstall torch {comp.name} --index-url "
+                    "https://download.pytorch.org/whl/nightly/<cpu|cuXXX> (one night's builds together)",
+                    None, comp.name,
+                )
         if expected and version(expected) is not None:
             have = version(series(comp.version))
             ok = have == version(expected)
@@ -273,7 +287,6 @@ class CompanionRule:
         # 3. The CUDA variant (local version) must agree. A companion without a +suffix has the variant of its plain
         # or conda build (reports.companions); torchvision >= 0.16 refuses only another CUDA major ("compiled with
         # different CUDA major versions", deforum-stable-diffusion#348; 0.15 compared the minor too, sd-easy-mode#18).
-        cv = version(comp.version)
         if ("+" not in comp.version and comp.name == "torchvision" and cv is not None and cv >= version("0.16")  # type: ignore[operator] # reason: literal parses
                 and comp.accelerator == torch.accelerator == "cuda"
                 and (comp.cuda or "").split(".")[0] == (torch.cuda or "").split(".")[0]):
