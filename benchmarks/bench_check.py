@@ -55,21 +55,24 @@ DEFAULT_PYCACHE_PREFIX = Path(__file__).resolve().parents[1] / ".bench" / "pycac
 _CHILD: dict[str, dict[str, str] | None] = {"env": None}
 
 #: Runs a console script in-process and writes getrusage(SELF/CHILDREN).ru_maxrss to argv[1].
-#: getrusage is read before anything else is imported, so the wrapper adds almost nothing.
+#: getrusage is read before anything else is imported, so the wrapper adds almost nothing. It is written from an
+#: atexit handler too: envguard's console script (envguard.cli:run) runs the atexit handlers and then leaves with
+#: os._exit, so a ``finally`` after it never runs.
 _RUSAGE_WRAPPER = """\
-import resource, runpy, sys
+import atexit, resource, runpy, sys
 out, script = sys.argv[1], sys.argv[2]
 sys.argv = sys.argv[2:]
+def write():
+    s = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with open(out, "w") as fh:
+        fh.write('{"self_maxrss": %d, "children_maxrss": %d}' % (s, c))
+atexit.register(write)
 code = 0
 try:
     runpy.run_path(script, run_name="__main__")
 except SystemExit as exc:
     code = exc.code
-finally:
-    s = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    c = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    with open(out, "w") as fh:
-        fh.write('{"self_maxrss": %d, "children_maxrss": %d}' % (s, c))
 sys.exit(code)
 """
 
