@@ -24,24 +24,27 @@ NOT_FOR_CHECK = (
     "envguard.knowledge.errors", "envguard.rules.signatures", "envguard.rules.installs", "envguard.rules.arch_evidence",
     # on a machine without libnvidia-ml.so.1 the NVML probe answers without importing pynvml
     *(() if os.path.exists("/proc/driver/nvidia/version") else ("pynvml",)),
+    "rich", "rich.console",
 )
 
 _PROBE = """
 import json, sys
 from envguard.cli import main
 try:
-    main(["check", "--format", "json", "--timeout", "5"])
+    main(["check", "--format", sys.argv[1], "--timeout", "5"])
 except SystemExit:
     pass
 sys.stdout.flush()
 print("\\n" + json.dumps(sorted(m for m in sys.modules if m.startswith(("envguard", "docker", "torch",
-      "tensorflow", "jax")))), file=sys.stderr)
+      "tensorflow", "jax", "rich")))), file=sys.stderr)
 """
 
 
 @pytest.mark.slow
-def test_check_imports_only_its_own_rooms() -> None:
-    result = _subprocess.run((sys.executable, "-c", _PROBE), timeout=120)
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_check_imports_only_its_own_rooms(fmt: str) -> None:
+    """Also not rich: text into a pipe is laid out without it (formatters/text.py plain_text)."""
+    result = _subprocess.run((sys.executable, "-c", _PROBE, fmt), timeout=120)
     loaded = set(json.loads(result.stderr.strip().splitlines()[-1]))
     assert "envguard.commands.check" in loaded and "envguard.cli.check" in loaded
     assert not loaded & set(NOT_FOR_CHECK), sorted(loaded & set(NOT_FOR_CHECK))

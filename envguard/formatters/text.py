@@ -1,4 +1,10 @@
-"""Human-readable report rendered with rich; readable without colour (NO_COLOR is respected)."""
+"""Human-readable report rendered with rich; readable without colour (NO_COLOR is respected).
+
+Into a pipe or a file (no colour, nothing wrapped) the same text is laid out here without rich: importing rich's
+console costs `check` tens of milliseconds, and without colour or wrapping its layout is padding columns. A test
+holds the two renderings equal on every corpus report; text with any character whose width rich might count
+differently (beyond printable ASCII and the verdict's dash) is left to rich.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +27,14 @@ class TextFormatter:
 
     def format(self, report: Report, *, command: str, exit_code: int) -> str:  # noqa: ARG002 # reason: Formatter protocol
         """Render the report as plain (or coloured) text."""
+        if self.width <= 0 and not self.color:
+            plain = plain_text(report, exit_code)
+            if plain is not None:
+                return plain
+        return self.rich_text(report, exit_code)
+
+    def rich_text(self, report: Report, exit_code: int) -> str:
+        """The report laid out by rich (colour, wrapping at the terminal's width)."""
         from rich.console import Console
         from rich.markup import escape
         from rich.table import Table
@@ -62,3 +76,30 @@ class TextFormatter:
             console.print()
             console.print(f"[dim]matrices: {escape(', '.join(report.matrices.values()))}[/]")
         return finish(buffer)
+
+
+#: Characters the plain layout measures as one column each, as rich does (printable ASCII and the verdict's dash).
+_ONE_COLUMN = frozenset(map(chr, range(0x20, 0x7F))) | {"—"}
+
+
+def plain_text(report: Report, exit_code: int) -> str | None:
+    """The uncoloured, unwrapped rendering, or None when some text holds a character rich may measure otherwise."""
+    rows = [(row.label, row.value, row.source) for row in environment_rows(report.snapshot)]
+    lines = [verdict(report, exit_code), "", "Environment"]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
+    lines += ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)) for row in rows]
+    if report.findings:
+        lines += ["", "Findings"]
+    for finding in report.findings:
+        lines += ["", f"{finding.severity.label.upper()} {finding.code}: {finding.message}"]
+        lines += [f"    {item.fact}: {item.value}  ({item.source})" for item in finding.evidence]
+        if finding.fix:
+            lines.append(f"  fix: {finding.fix}")
+        if finding.source:
+            lines.append(f"  source: {finding.source}")
+    lines += [f"note: {note}" for note in report.notes]
+    if report.matrices:
+        lines += ["", f"matrices: {', '.join(report.matrices.values())}"]
+    text = "\n".join(line.rstrip() for line in lines) + "\n"
+    return text if set(text) <= _ONE_COLUMN | {"\n"} else None
+
