@@ -96,3 +96,8 @@ def test_paddle_toml_cudnn_per_cuda_build() -> None:
     assert cu11 and all(v.cuda.startswith("11.") for _, v in cu11)
     assert {c.split(".")[0] for _, v in cu11 for c in v.cudnn_builds()} == {"8"}
     assert paddle.cuda_builds("not a version") == ()
+
+
+def test_reader_and_rule_agree_on_the_key() -> None:
+    from envguard.rules import paddle_cudnn
+    assert paddle_cudnn.PADDLE_RUNTIME_KEY == PADDLE_RUNTIME_KEY

@@ -23,13 +23,16 @@ from packaging.version import Version
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.knowledge.paddle import PaddleRelease, PaddleVariant
-from envguard.reports.libraries import PADDLE_RUNTIME_KEY
 from envguard.rules.base import ev, version
 from envguard.rules.libraries import MINOR_VERSIONED_RUNTIME_BEFORE
 from envguard.rules.loaded import PADDLE_GPU_RESOURCES, _loaded_by
 from envguard.snapshot import SharedLibrary, Snapshot
 
-__all__ = ["GPU_RESOURCES_SINCE", "PaddleCudnnRule"]
+__all__ = ["GPU_RESOURCES_SINCE", "PADDLE_RUNTIME_KEY", "PaddleCudnnRule"]
+
+#: ``Snapshot.environment`` key the report reader writes Paddle's start-up runtime to (``reports.libraries``):
+#: "10.2|gpu_resources.cc|report line 5: ...".
+PADDLE_RUNTIME_KEY = "PADDLE_CUDA_RUNTIME"
 
 #: The start-up line's glog prefix names the file that printed it. paddle/phi/backends/gpu/gpu_resources.cc was
 #: written in 2022 ("Copyright (c) 2022", PADDLE_GPU_RESOURCES); Paddle 2.2.x (the last, 2.2.2, of January 2022)
