@@ -39,6 +39,13 @@ class PaddleVariant:
     #: Lowest compute capability the docs offer this build for ("5.0"); None when not stated.
     min_cc: str | None
     prov: Provenance
+    #: cuDNN of the TensorRT build Tables.md also lists for this CUDA under the same version string (2.0/2.1
+    #: "with-trt" wheels: cuda10.2-cudnn8.1-trt7 beside cuda10.2-cudnn7); None when there is none.
+    trt_cudnn: str | None = None
+
+    def cudnn_builds(self) -> tuple[str, ...]:
+        """Every cuDNN a wheel of this CUDA build was made with (the plain build's, then the TensorRT one's)."""
+        return tuple(c for c in (self.cudnn, self.trt_cudnn) if c)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +110,21 @@ class PaddleMatrix:
             return release.variant_for_post(f"post{post}")
         return release.variant(release.default_variant) if release.default_variant else None
 
+    def cuda_builds(self, cuda: str, *, same_major: bool = False) -> tuple[tuple[PaddleRelease, PaddleVariant], ...]:
+        """Every release's build for this CUDA ("10.2"), newest release first; with ``same_major`` every build of
+        that CUDA major (a CUDA 11 runtime serves any 11.x build: libcudart.so.11.0)."""
+        try:
+            want = Version(cuda)
+        except InvalidVersion:
+            return ()
+        out = []
+        for release in self.releases:
+            for v in release.variants:
+                have = Version(v.cuda)
+                if have.release[:2] == want.release[:2] or (same_major and have.major == want.major):
+                    out.append((release, v))
+        return tuple(out)
+
     def newest(self) -> Version | None:
         """Newest series known."""
         return max((Version(r.version) for r in self.releases), default=None)
@@ -115,7 +137,7 @@ class PaddleMatrix:
 _PADDLE_SERIES = re.compile(r"^\d+\.\d+$")
 
 
-_PADDLE_VARIANT_KEYS: Final = {"tag", "cuda", "cudnn", "post", "index_url", "min_driver", "min_cc"}
+_PADDLE_VARIANT_KEYS: Final = {"tag", "cuda", "cudnn", "trt_cudnn", "post", "index_url", "min_driver", "min_cc"}
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> PaddleMatrix:
@@ -144,6 +166,11 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> PaddleMatri
             cudnn = col.string(vrow, "cudnn", vwhere)
             if cudnn is not None:
                 col.version(vrow, "cudnn", vwhere)
+            trt_cudnn = col.string(vrow, "trt_cudnn", vwhere)
+            if trt_cudnn is not None:
+                col.version(vrow, "trt_cudnn", vwhere)
+                if cudnn is None:
+                    col.error(vwhere, "trt_cudnn needs the plain build's cudnn too")
             index_url = col.string(vrow, "index_url", vwhere)
             if index_url is not None and not index_url.startswith("https://"):
                 col.error(vwhere, f"index_url must be an https URL, got {index_url!r}")
@@ -152,7 +179,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> PaddleMatri
                                   "give post or index_url, not both")
             variants.append(PaddleVariant(
                 tag, cuda, cudnn, post, index_url, col.version(vrow, "min_driver", vwhere),
-                col.cc(vrow, "min_cc", vwhere), col.prov(vrow, vwhere),
+                col.cc(vrow, "min_cc", vwhere), col.prov(vrow, vwhere), trt_cudnn,
             ))
         if not variants:
             col.error(where, "a release needs at least one [[release.variant]]")

@@ -23,7 +23,7 @@ from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import NOT_REPORTED, ComponentVersion, FrameworkBuild, SharedLibrary, Snapshot, Unavailable
 
-__all__ = ["GENCODE_KEY", "LOADED", "attach", "from_signature", "library_facts", "package_source",
+__all__ = ["GENCODE_KEY", "LOADED", "PADDLE_RUNTIME_KEY", "attach", "from_signature", "library_facts", "package_source",
            "paddle_cudnn_banner", "without_claimed"]
 
 #: ``SharedLibrary.source`` of a library the running program itself reported using (``rules.loaded`` reads it).
@@ -69,6 +69,13 @@ _VLLM_NCCL = re.compile(r"\bvLLM is using nccl==(\d\.\d{1,2}\.\d{1,2})\b")
 # NCCL's make variable (makefiles/common.mk; NCCL README "consider redefining NVCC_GENCODE ... to only include the
 # architecture of the target platform"), also nccl-tests': NVCC_GENCODE="-gencode=arch=compute_80,code=sm_80 ...".
 _NVCC_GENCODE = re.compile(r"\bNVCC_GENCODE\s{0,2}[=:]\s{0,2}(.{1,600})")
+# PaddlePaddle's start-up line, with the glog prefix naming the source file that printed it (gpu_resources.cc from
+# 2022's phi backend on, platform/device_context.cc before): "W1214 22:26:55.333168  2780 gpu_resources.cc:61]
+# Please NOTE: device: 0, GPU Compute Capability: 7.5, Driver API Version: 10.2, Runtime API Version: 10.2"; 1.x and
+# early 2.0 say "CUDA Capability: 61". Runtime API Version is cudaRuntimeGetVersion() of the libcudart it loaded.
+_PADDLE_RUNTIME = re.compile(r"(?:\b(\w{1,40}\.cc):\d{1,5}\]\s{1,3})?Please NOTE: device: \d{1,3}, "
+                             r"(?:GPU Compute Capability: \d{1,2}\.\d|CUDA Capability: \d{2,3}), "
+                             r"Driver API Version: \d{1,2}\.\d{1,2}, Runtime API Version: (\d{1,2}\.\d{1,2})\b")
 
 
 def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -77,6 +84,12 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
     for i, line in enumerate(lines):
         if "NVCC_GENCODE" in line:
             yield from _gencode(line, offset + i + 1)
+        if "Runtime API Version" in line:
+            runtime = _PADDLE_RUNTIME.search(line)
+            if runtime:
+                where = runtime.group(1) or ""
+                yield Mention("paddle_runtime", runtime.group(2), offset + i + 1, MESSAGE,
+                              f"PaddlePaddle start-up line{f' ({where})' if where else ''}", where)
         if not line or "nccl" not in line.lower():
             continue
         n = offset + i + 1
@@ -242,7 +255,7 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     if isinstance(nccl, Unavailable) and loaded_nccl:
         nccl = (ComponentVersion((loaded_nccl[0].version or "").split("+")[0], loaded_nccl[0].path),)
     frameworks = _paddle_build(snapshot.frameworks, found)
-    environment = _built_for(snapshot.environment, found)
+    environment = _paddle_runtime(_built_for(snapshot.environment, found), found)
     if not libs and frameworks == snapshot.frameworks and environment == snapshot.environment:
         return snapshot
     # A version the report states once is one library: the row that knows it was loaded replaces the plain one.
@@ -264,6 +277,20 @@ def _built_for(environment: Mapping[str, str], found: list[Mention]) -> Mapping[
     if not gencode or GENCODE_KEY in environment:
         return environment
     return {**environment, GENCODE_KEY: f"{gencode[0].value}|{gencode[0].key}|{gencode[0].source}"}
+
+
+#: ``Snapshot.environment`` key of the CUDA runtime PaddlePaddle's start-up line reports, the source file that printed
+#: it and the report line: "10.2|gpu_resources.cc|report line 5: PaddlePaddle start-up line (gpu_resources.cc)"
+#: (``rules.paddle_cudnn`` reads it).
+PADDLE_RUNTIME_KEY = "PADDLE_CUDA_RUNTIME"
+
+
+def _paddle_runtime(environment: Mapping[str, str], found: list[Mention]) -> Mapping[str, str]:
+    """The first Paddle start-up line's CUDA runtime (a later one may be the rebuilt environment)."""
+    first = min((m for m in found if m.kind == "paddle_runtime"), key=lambda m: m.line, default=None)
+    if first is None or PADDLE_RUNTIME_KEY in environment:
+        return environment
+    return {**environment, PADDLE_RUNTIME_KEY: f"{first.value}|{first.key}|{first.source}"}
 
 
 def _paddle_build(frameworks: tuple[FrameworkBuild, ...], found: list[Mention]) -> tuple[FrameworkBuild, ...]:

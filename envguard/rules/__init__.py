@@ -26,6 +26,7 @@ from envguard.rules.libraries import (
     WheelPinRule,
 )
 from envguard.rules.loaded import LoadedLibraryRule
+from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
 from envguard.rules.tf_arch import TfToolkitArchRule
 from envguard.snapshot import Snapshot
@@ -80,6 +81,7 @@ ALL_RULES: tuple[Rule, ...] = (
     SystemLibrariesRule(),
     MixedWheelsRule(),
     LoadedLibraryRule(),
+    PaddleCudnnRule(),
     ToolkitRule(),
     OnErrorLines("envguard.rules.signatures:SignatureRule", "signatures",
                  "error messages in a pasted report, matched against the signature catalogue"),
