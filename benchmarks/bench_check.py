@@ -318,6 +318,8 @@ def build_specs(python: str) -> list[CommandSpec]:
     no_eg = None if Path(envguard).exists() else f"{envguard} not found (pip install -e .)"
     return [
         CommandSpec("envguard", "envguard check", eg_argv, envguard, True, no_eg),
+        # NOTE: the default text output, into a pipe as in CI (the JSON run above is what machines read)
+        CommandSpec("envguard_text", "envguard check (text)", eg_argv[:-2], envguard, True, no_eg),
         CommandSpec("envguard_deep", "envguard check --deep", [*eg_argv, "--deep"], envguard, True, no_eg),
         CommandSpec("collect_env", "python -m torch.utils.collect_env", [python, "-m", "torch.utils.collect_env"]),
         CommandSpec("env_doctor", "env-doctor check", [env_doctor, "check"], skip_reason=no_ed),
@@ -489,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     results = bench_all(specs, python, args.runs, args.timeout, not args.no_sample)
     ratios = {
         "envguard / collect_env": _ratio(results, "envguard", "collect_env", TARGET_DEFAULT_VS_COLLECT_ENV),
+        "envguard (text) / collect_env": _ratio(results, "envguard_text", "collect_env",
+                                                TARGET_DEFAULT_VS_COLLECT_ENV),
         "envguard / env-doctor": _ratio(results, "envguard", "env_doctor", TARGET_DEFAULT_VS_ENV_DOCTOR),
         "envguard --deep / env-doctor": _ratio(results, "envguard_deep", "env_doctor", TARGET_DEEP_VS_ENV_DOCTOR),
     }
