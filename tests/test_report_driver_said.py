@@ -113,5 +113,6 @@ def test_a_paraphrase_alone_or_against_a_named_driver_is_a_warning() -> None:
     alone = "Python 3.10.6\nWhen I start up Fooocus I get an error about my NVIDIA driver being too old\n"
     assert worst_severity(alone).get("driver-too-old") is Severity.WARNING
     # a question with a CUDA build stays a warning
-    asked = ISSUE_28195.replace("the msg is that my Nvidia version is too old.", "does the msg say my driver is too old?")
+    asked = ISSUE_28195.replace("the msg is that my Nvidia version is too old.",
+                                "does the msg say my driver is too old?")
     assert "driver-too-old" not in error_codes(asked)

@@ -50,9 +50,10 @@ def stated(line: str, start: int, end: int) -> bool:
         return False
     rest = line[end:end + 200]
     close = _SENTENCE_END.search(rest)
-    asks = close is not None and close.group(0) in "?？"
+    if close is None or close.group(0) not in "?？":
+        return True
     clause = _CLAUSE_START.split(opening)[-1]  # "..., does it say my driver is too old?" asks in its own clause
-    return not (asks and (_QUESTION_OPEN.search(clause) or rest[:close.start()].rstrip().endswith(("吗", "么"))))
+    return not (_QUESTION_OPEN.search(clause) or rest[:close.start()].rstrip().endswith(("吗", "么")))
 
 
 class SaidTooOldRule:
