@@ -918,6 +918,16 @@ LINES: list[tuple[str, Expected]] = [
      {'nccl-undefined-reference': {'symbol': 'ncclAllGather'}}),
     # jax-ml/jax#16616
     ("ERROR: JAX requires Python 3.9 or newer, found  (3, 8)", {'jax-build-python-too-old': {}}),
+    # pytorch/pytorch#28195: the reporter's words for torch's driver message
+    ("when i run my program，the msg is that my Nvidia version is too old.", {'driver-too-old-said': {}}),
+    # lllyasviel/Fooocus#2391
+    ("When I start up Fooocus I get an error about my NVIDIA driver being too old,   (see log below)",
+     {'driver-too-old-said': {}}),
+    # MouseLand/Kilosort#241
+    ("Hi, I meet an error in matlab below, it claims that my dirver is too old for CUDA, does anyone know how to "
+     "resolve this error? Thanks!", {'driver-too-old-said': {}}),
+    # zai-org/ChatGLM3#100 (the title)
+    ("提示NVIDIA驱动太老，需要哪个版本以上才能跑起来呢", {'driver-too-old-said-zh': {}}),
 ]
 
 

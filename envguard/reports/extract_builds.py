@@ -3,7 +3,8 @@
 Shapes (each one of text people paste, each yielding typed mentions; ``resolve`` and ``variants`` decide):
 
 - an interpreter session asking the framework itself: ``tf.test.is_built_with_cuda()`` / ``False``,
-  ``paddle.device.is_compiled_with_cuda()`` / ``False``, ``print(torch.version.cuda)`` / ``None``;
+  ``paddle.device.is_compiled_with_cuda()`` / ``False``, ``print(torch.version.cuda)`` / ``None`` (a CPU build) or
+  ``10.0.130`` (the CUDA it was built with; ``>>> torch.version.cuda`` / ``'10.2'`` at a prompt);
 - conda build strings of tensorflow, jaxlib, pytorch and paddle rows (``cuda120py311h5cbd639_1``, ``cpu_py311h…``);
 - a CUDA build asked for: ``pip install "jax[cuda12_pip]"``, pip's ``Collecting jax[cuda12]``,
   ``tensorflow[and-cuda]``, a conda command with ``cudatoolkit=11.3`` / ``pytorch-cuda=12.1`` / ``cuda-nvcc``;
@@ -52,6 +53,11 @@ _ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
 _TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?"
                               r"print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
 _ANSWER_NONE = re.compile(r"^\s{0,8}None\s*$")
+#: The bare expression at a prompt (the interpreter echoes its value quoted: ``>>> torch.version.cuda`` / ``'10.2'``).
+_TORCH_CUDA_EXPR = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})torch\.version\.cuda\s{0,4}$")
+#: The CUDA torch was built with, as ``print(torch.version.cuda)`` prints it ("10.0.130", "12.1") or the prompt echoes
+#: it ("'10.2'", "Out[3]: '11.8'").
+_ANSWER_CUDA = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?(['\"]?)(\d{1,2}\.\d{1,2}(?:\.\d{1,4})?)\1\s*$")
 
 
 def _framework_of_call(call: str) -> str:
@@ -162,10 +168,15 @@ def _self_report(lines: list[str], i: int, n: int) -> Iterator[Mention]:
         yield Mention(BUILT_WITHOUT_CUDA, f"{inline.group(1)}() False", n, MESSAGE, f"text: {inline.group(1)}()",
                       _framework_of_call(inline.group(1)))
         return
-    if _TORCH_CUDA_CALL.match(line):
+    printed = _TORCH_CUDA_CALL.match(line)
+    if printed or _TORCH_CUDA_EXPR.match(line):
         answer = _next_answer(lines, i)
-        if answer is not None and _ANSWER_NONE.match(answer[1]):
+        if answer is not None and printed and _ANSWER_NONE.match(answer[1]):
             yield Mention("torch_cuda_none", "None", n, TOOL, "interpreter: print(torch.version.cuda)")
+        cuda = _ANSWER_CUDA.match(answer[1]) if answer is not None else None
+        if cuda is not None and (printed is not None) == (cuda.group(1) == ""):
+            # print() shows the string bare, the prompt echoes it quoted: the answer's shape fits the call's.
+            yield Mention("torch_cuda", cuda.group(2), n, TOOL, "interpreter: torch.version.cuda")
 
 
 def _conda_build(line: str, n: int) -> Iterator[Mention]:

@@ -59,6 +59,8 @@ ALL_RULES: tuple[Rule, ...] = (
     OnErrorLines("envguard.rules.driver_compat:ForwardCompatRule", "forward-compat",
                  "CUDA error 804 next to a driver older than the CUDA the image, build or toolkit needs"),
     ReportedCudaMajorRule(),
+    OnErrorLines("envguard.rules.driver_said:SaidTooOldRule", "driver-said-too-old",
+                 "a reporter's 'the driver is too old' with a CUDA build whose driver floor is known"),
     ArchRule(),
     ReleaseArchRule(),
     CondaForgeArchRule(),

@@ -17,16 +17,19 @@ different from the loaded one (ERROR); when some of those builds' cuDNN is unkno
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.knowledge.paddle import PaddleRelease, PaddleVariant
 from envguard.rules.base import ev, version
 from envguard.rules.libraries import MINOR_VERSIONED_RUNTIME_BEFORE
 from envguard.rules.loaded import PADDLE_GPU_RESOURCES, _loaded_by
 from envguard.snapshot import SharedLibrary, Snapshot
+
+if TYPE_CHECKING:  # NOTE: the paddle table's types only; `check` of a machine without Paddle never imports it
+    from envguard.knowledge.paddle import PaddleRelease, PaddleVariant
 
 __all__ = ["GPU_RESOURCES_SINCE", "PADDLE_RUNTIME_KEY", "PaddleCudnnRule"]
 
