@@ -102,18 +102,12 @@ def test_prose_hedged_or_addressed_is_not_the_machine(line: str) -> None:
 
 # ---- judged ------------------------------------------------------------------------------------------------
 
-MOSHI = """### Hardware
-
-GPU with CUDA
-
-### Description
-
-But when trying to directly use `uvx --with moshi`, the wrong pytorch version is installed. It defaults to the [cpu] version even when having cuda installed.
-
-Example for me with CUDA 12.4, I've run the following command
-
-`uvx --with moshi --with torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 python scripts/tts_pytorch.py`
-"""
+MOSHI = ("### Hardware\n\nGPU with CUDA\n\n### Description\n\n"
+         "But when trying to directly use `uvx --with moshi`, the wrong pytorch version is installed. It defaults to "
+         "the [cpu] version even when having cuda installed.\n\n"
+         "Example for me with CUDA 12.4, I've run the following command\n\n"
+         "`uvx --with moshi --with torch==2.5.1+cu124 --index-url https://download.pytorch.org/whl/cu124 python "
+         "scripts/tts_pytorch.py`\n")
 
 
 def test_claim_beats_a_tagged_version_only_a_command_asked_for() -> None:

@@ -105,8 +105,8 @@ _CPU_WORD = r"cpu[- ]?only|cpu"
 _NOUN = r"(?:version|build|wheel|variant|package|binary|edition)"
 #: "the CPU version of torch", "CPU-only torch", "a CPU-only build of PyTorch", "the [cpu] version of torch" (the
 #: variant written as an extra)
-_CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?"
-                           rf"({_FW})\b", re.IGNORECASE)
+_CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
+                           rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
                           rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
