@@ -109,12 +109,27 @@ _SENTENCE_END = re.compile(r"(?<=[.;!?])\s{1,8}")
 _FW = r"(?:py)?torch|tensorflow|jaxlib|jax|paddle(?:paddle)?"
 _CPU_WORD = r"cpu[- ]?only|cpu"
 _NOUN = r"(?:version|build|wheel|variant|package|binary|edition)"
-#: "the CPU version of torch", "CPU-only torch", "a CPU-only build of PyTorch"
-_CLAIM_BEFORE = re.compile(rf"\b(?:{_CPU_WORD})\s{{0,2}}(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?"
-                           rf"({_FW})\b", re.IGNORECASE)
+#: "the CPU version of torch", "CPU-only torch", "a CPU-only build of PyTorch", "the [cpu] version of torch" (the
+#: variant written as an extra)
+_CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
+                           rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
                           rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
+#: "the CPU version", "the [cpu] version", "a CPU-only build", "the CPU-Version" with the framework named earlier in
+#: the sentence or in the sentence before ("the wrong pytorch version is installed. It defaults to the [cpu]
+#: version"); "the CPU version of the model" is not about a framework.
+_CLAIM_BARE = re.compile(rf"\b(?:the|a|an|only)\s{{1,2}}(?:\[|\b)(?:{_CPU_WORD})\]?[- ]?\s{{0,2}}{_NOUN}s?\b"
+                         rf"(?!\s{{1,2}}of\s{{1,2}}(?:the\s{{1,2}}|my\s{{1,2}})?(?!{_FW}\b)\w)", re.IGNORECASE)
+#: What a package tool did, said before a bare claim ("it defaults to", "it downloaded", "uv sync installs") …
+_BARE_VERB_BEFORE = re.compile(r"\b(?:(?:re)?install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|"
+                               r"ended up with|end up with|pull(?:s|ed)|download(?:s|ed)|picks|picked|chose|selects|"
+                               r"selected|default(?:s|ed)? to|defaulting to|fell back to|falls back to)\b",
+                               re.IGNORECASE)
+#: … or after it ("only the CPU version will be reinstalled", "the cpu version was installed").
+_BARE_VERB_AFTER = re.compile(r"^\s{1,2}(?:is|was|were|got|gets|has been|had been|have been|will be|being)\s{1,2}"
+                              r"(?:re)?(?:installed|downloaded|pulled|selected|picked)\b", re.IGNORECASE)
+_FW_NAMED = re.compile(rf"(?<![\w-])({_FW})(?![\w-])", re.IGNORECASE)
 #: A verb that states what the install did, before the claim.
 _FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|"
                         r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|"
@@ -139,6 +154,27 @@ _ANY_WHEEL = re.compile(r"\b[A-Za-z0-9][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py)\d{1
 _CUDA_AVAILABLE_YES = re.compile(r"^\s{0,8}\**Is CUDA available\s{0,2}:\s{0,4}(?:Yes|True)\b", re.IGNORECASE)
 _JAX_FORM_ACCEL = re.compile(r"^\s{0,3}#{2,4}\s{1,4}Which accelerator\(s\) are you using\??\s*$", re.IGNORECASE)
 _GPU_ANSWER = re.compile(r"^\s{0,8}(?:NVIDIA\s{1,2})?GPU\b", re.IGNORECASE)
+#: Issue forms that ask for the hardware (kyutai-labs/moshi's bug.yml: "Hardware" = CPU / GPU with CUDA / Metal
+#: with MLX): an answer naming CUDA or NVIDIA says the machine has an NVIDIA GPU.
+_HARDWARE_HEADING = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(?:Hardware|Accelerators?|Devices?|GPUs?|Compute device)\s*$",
+                               re.IGNORECASE)
+_CUDA_GPU_ANSWER = re.compile(r"^\s{0,8}(?:GPU\s{1,2}with\s{1,2}CUDA|(?:an?\s{1,2})?NVIDIA\b|CUDA\b|"
+                              r"GPU\s{0,2}\((?:CUDA|NVIDIA)\b)", re.IGNORECASE)
+#: The user saying the machine has an NVIDIA GPU or CUDA: "even when having cuda installed", "I actually have the
+#: newest version of cuda installed", "even when a supported NVIDIA GPU and driver are present", "I have an NVIDIA
+#: GPU", "with a CUDA-capable GPU".
+_HAS_CUDA = re.compile(r"\b(?:I\s{1,2}(?:actually\s{1,2}|do\s{1,2}|already\s{1,2})?have|I've\s{1,2}got|I've|having)"
+                       r"\s{1,2}(?:the\s{1,2}(?:latest|newest)\s{1,2}(?:version\s{1,2}of\s{1,2})?)?CUDA"
+                       r"(?:\s{1,2}toolkit)?(?:\s{1,2}v?\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)?\s{1,2}installed\b"
+                       r"|\b(?:I\s{1,2}(?:have|own|use)|I've\s{1,2}got|having|with)\s{1,2}(?:an?\s{1,2}|my\s{1,2}|two\s{1,2})?"
+                       r"(?:(?:supported|dedicated|working|compatible)\s{1,2})?(?:NVIDIA|CUDA[- ](?:capable|enabled))"
+                       r"\s{1,2}(?:GeForce\s{1,2})?(?:GPU|graphics\s{1,2}card|video\s{1,2}card|card)s?\b"
+                       r"|\bNVIDIA\s{1,2}GPUs?\s{1,2}(?:and\s{1,2}(?:a\s{1,2})?driver\s{1,2})?(?:is|are)\s{1,2}present\b",
+                       re.IGNORECASE)
+#: A sentence that supposes, asks, negates or addresses someone else says nothing about this machine.
+_HAS_CUDA_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|need|needs|require[sd]?|recommend(?:ed)?|without|"
+                             r"not|no|never|you|your|users?|buy|buying|planning|e\.g|for example|such as)\b|n't\b|\?",
+                             re.IGNORECASE)
 
 
 def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -150,7 +186,7 @@ def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         yield from _self_report(lines, i, n)
         yield from _conda_build(line, n)
         yield from _requests(line, n)
-        yield from _sentences(line, n)
+        yield from _sentences(line, n, lines[i - 1] if i else "")
         yield from _machine(lines, i, n)
 
 
@@ -230,13 +266,16 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
                           f"conda install pytorch={torch.group(1)} {toolkit.group(0)}", "torch")
 
 
-def _sentences(line: str, n: int) -> Iterator[Mention]:
+def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
     if len(line) > 2000 or ("cpu" not in line.lower() and "cuda" not in line.lower()):
         return
+    # NOTE: the sentence before the first one of a line is the last of the line above (a wrapped paragraph).
+    earlier = _SENTENCE_END.split(prev[:2000])[-1][-400:] if prev.strip() else ""
     for piece in _SENTENCE_END.split(line):
         sentence = piece[:400]
         lowered = sentence.lower()
         if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
+            claimed = False
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
                 found = regex.search(sentence)
                 if found is None:
@@ -245,11 +284,33 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
                 negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
                 if _FACT_VERB.search(before) and not negated:
                     yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", _FRAMEWORK_OF[found.group(1).lower()])
+                    claimed = True
                     break
+            if not claimed:
+                yield from _bare_claim(sentence, earlier, n)
+        earlier = sentence
         if "cuda" in lowered:
             installed = _INSTALLED_CUDA.search(sentence)
             if installed and not _INSTALL_HEDGE.search(sentence):
                 yield Mention("system_cuda", installed.group(1), n, PROSE, "text (installed CUDA)")
+
+
+def _bare_claim(sentence: str, earlier: str, n: int) -> Iterator[Mention]:
+    """ "It defaults to the [cpu] version": a CPU build of the one framework this sentence (before the claim) or the
+    sentence before it names."""
+    found = _CLAIM_BARE.search(sentence)
+    if found is None:
+        return
+    start = found.start()
+    said = _BARE_VERB_BEFORE.search(sentence[max(0, start - 60):start]) or _BARE_VERB_AFTER.match(
+        sentence[found.end():found.end() + 40])
+    if not said or _NEGATION.search(sentence[max(0, start - 16):found.end() + 24]):
+        return
+    named = {_FRAMEWORK_OF[m.group(1).lower()] for m in _FW_NAMED.finditer(f"{earlier} {sentence[:start]}")}
+    if len(named) == 1:
+        framework = named.pop()
+        yield Mention(CPU_CLAIM, found.group(0), n, PROSE, f"text (the {framework} named in this or the sentence "
+                      "before)", framework)
 
 
 def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
@@ -261,6 +322,19 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
             yield Mention("wheel_platform", wheel.group(1).lower(), n, MESSAGE, "wheel file name")
     if _CUDA_AVAILABLE_YES.match(line):
         yield Mention(GPU_PRESENT, "Is CUDA available: Yes", n, TOOL, "collect_env: Is CUDA available")
+    if _HARDWARE_HEADING.match(line):
+        answer = _next_answer(lines, i)
+        if answer is not None and _CUDA_GPU_ANSWER.match(answer[1]):
+            yield Mention(GPU_PRESENT, answer[1].strip()[:60], answer[0] + 1 + (n - i - 1), FIELD,
+                          f"issue form: {line.strip().lstrip('#').strip()}")
+    lowered = line.lower()
+    if ("cuda" in lowered or "nvidia" in lowered) and len(line) <= 2000:
+        for piece in _SENTENCE_END.split(line):
+            sentence = piece[:400]
+            has = _HAS_CUDA.search(sentence)
+            if has and not _HAS_CUDA_HEDGE.search(sentence):
+                yield Mention(GPU_PRESENT, has.group(0), n, PROSE, "text (the user's machine has CUDA)")
+                break
     if _JAX_FORM_ACCEL.match(line):
         answer = _next_answer(lines, i)
         if answer is not None and _GPU_ANSWER.match(answer[1]):

@@ -33,7 +33,7 @@ from envguard.reports.extract_builds import (
     GPU_PRESENT,
 )
 from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
-from envguard.reports.mentions import Mention
+from envguard.reports.mentions import PROSE, Mention
 from envguard.snapshot import FrameworkBuild, normalize_name
 
 #: JAX's supported-platforms table: NVIDIA GPU on "Windows, x86_64" is "no" (older pages: "n/a"); CUDA jaxlib and
@@ -140,8 +140,10 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
     elif (unbuilt := _no_conda_build(build, mentions, matrices)) is not None:
         build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{unbuilt}")
     elif claim is not None and _claim_applies(build, mentions):
-        build = replace(build, accelerator="cpu", cuda=None,
-                        source=f"{_join(build.source)}{claim.source} {claim.value!r}")
+        asked = "+" in build.version  # the tagged version is only what an install command asked for
+        build = replace(build, accelerator="cpu", cuda=None, version="?" if asked else build.version,
+                        source=f"{_join(build.source)}{claim.source} {claim.value!r}"
+                               + (f" (torch {build.version} is only what a command asked for)" if asked else ""))
     if build.accelerator != "cpu":
         return build
     intent = request or (conda if conda is not None and conda.value != "cpu" else None) \
@@ -182,4 +184,20 @@ def _claim_applies(build: FrameworkBuild, mentions: list[Mention]) -> bool:
         return False
     # A torch CUDA build read only from a CUDA named in prose ("with CUDA 10.1"), not from the build itself.
     stated = any(m.kind in ("torch_cuda", "conda_torch_cuda") for m in mentions)
-    return "+" not in build.version and not stated and "pypi_default" not in build.source
+    if stated or "pypi_default" in build.source:
+        return False
+    return "+" not in build.version or _asked_for_only(build.version, mentions)
+
+
+_VERSION_KINDS = ("torch", "torch_prose", "torch_message")
+
+
+def _asked_for_only(version: str, mentions: list[Mention]) -> bool:
+    """True when every mention of this tagged torch version is on an install command line that asks for a CUDA build
+    (``uvx --with torch==2.5.1+cu124 --index-url …/cu124``, ``pip install torch==1.8.1+cu102 …``): what was asked
+    for, not what a tool shows installed, so a sentence saying the CPU build was installed is not contradicted."""
+    giving = [m for m in mentions if (m.kind in _VERSION_KINDS or (m.kind == "package" and m.key in ("torch",
+              "pytorch"))) and m.value.split()[0].lower() == version.lower()]
+    asking = {m.line for m in mentions if (m.kind == CUDA_REQUEST and m.key in ("torch", ""))
+              or (m.kind == "requested" and m.key == "torch" and "+cu" in m.value)}
+    return bool(giving) and all(m.tier <= PROSE and m.line in asking for m in giving)

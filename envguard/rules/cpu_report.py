@@ -41,6 +41,8 @@ class ReportedCpuBuildRule:
                 continue  # the cpu-only rule judges it against the GPUs
             if build.name == "tensorflow" and system_of(snapshot) == "windows":
                 continue  # platform-unsupported says it better
+            if not gpus and system_of(snapshot) == "darwin":
+                continue  # macOS has no NVIDIA GPU to use: a CPU (or MPS) build is what it gets
             machine = self._machine(snapshot, build)
             if machine is None:
                 continue
