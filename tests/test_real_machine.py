@@ -93,10 +93,13 @@ def test_frameworks_match_installed_distributions(report: dict[str, object]) -> 
 
 def test_check_does_not_import_frameworks() -> None:
     """The default path must not import torch/tensorflow/jax in envguard's own process."""
-    code = ("import sys, runpy; sys.argv = ['envguard', 'check', '--format', 'json'];\n"
-            "try:\n    runpy.run_module('envguard', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "bad = [m for m in ('torch', 'tensorflow', 'jax') if m in sys.modules]\n"
-            "sys.stderr.write('IMPORTED=' + ','.join(bad))")
+    # NOTE: read at exit from an atexit handler: `python -m envguard` leaves with os._exit after running them
+    code = ("import atexit, sys, runpy; sys.argv = ['envguard', 'check', '--format', 'json']\n"
+            "def report():\n"
+            "    bad = [m for m in ('torch', 'tensorflow', 'jax') if m in sys.modules]\n"
+            "    sys.stderr.write('IMPORTED=' + ','.join(bad))\n"
+            "atexit.register(report)\n"
+            "runpy.run_module('envguard', run_name='__main__')\n")
     result = _subprocess.run((sys.executable, "-c", code), timeout=120)
     assert "IMPORTED=" in result.stderr
     assert result.stderr.strip().endswith("IMPORTED="), result.stderr[-300:]
