@@ -40,7 +40,8 @@ def _findings(text: str, matrices: Matrices) -> list[tuple[str, Severity]]:
     # the same thread's libtorch row
     ("libtorch                     2.5.1           cuda126_hebb32c0_306       490.2 MiB   conda  "
      "https://conda.anaconda.org/conda-forge/", "cuda126_hebb32c0_306"),
-    # a mirror's conda-forge channel column (the shape of https://github.com/state-spaces/mamba/issues/267)
+    # constructed: a mirror's conda-forge channel column in the shape of https://github.com/state-spaces/mamba/issues/267
+    # (its version and build fields are illustrative, not that thread's)
     ("pytorch                   2.1.2           cuda120_py311h25b6552_301    "
      "https://mirrors.tuna.tsinghua.edu.cn/anaconda/cloud/conda-forge", "cuda120_py311h25b6552_301"),
 ])
@@ -156,8 +157,8 @@ def test_orin_with_conda_forge_build_of_unknown_version_is_a_warning(matrices: M
 
 
 def test_desktop_gpu_judged_by_conda_forge_list_not_the_wheels(matrices: Matrices) -> None:
-    # https://github.com/prefix-dev/pixi/issues/4392 row; a GTX 1080 (6.1) runs the sm_60 SASS of the conda-forge
-    # CUDA 12.6 build, although the pip wheels of other releases lack Pascal.
+    # https://github.com/prefix-dev/pixi/issues/4392 row with a constructed GPU line: a GTX 1080 (6.1) runs the
+    # sm_60 SASS of the conda-forge CUDA 12.6 build, although the pip wheels of other releases lack Pascal.
     text = ("pytorch                      2.5.1           cuda126_py312h1763f6d_306  35.3 MiB    conda  "
             "https://conda.anaconda.org/conda-forge/\nGPU 0: NVIDIA GeForce GTX 1080 (UUID: GPU-1)\n")
     assert not [f for f in _findings(text, matrices) if f[0] == "arch-unsupported"]
