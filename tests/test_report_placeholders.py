@@ -80,3 +80,16 @@ def test_a_stack_version_at_a_sentence_end_is_read_and_the_next_sentence_does_no
 
 def test_a_longer_version_is_not_cut_at_a_dot() -> None:
     assert [m.value for m in stack_packages(["it broke with vllm 0.4.2.1 here"], 0)] == []
+
+
+def test_conda_list_names_the_interpreter() -> None:
+    """A conda list's own python row is the environment's Python (rows constructed in conda list's layout, as in
+    facebookresearch/pytorch3d#1538); python_abi and a pip-style two-column row are not."""
+    text = ("# Name                    Version                   Build  Channel\n"
+            "python                    3.9.13               haa1d7c7_1\n"
+            "python_abi                3.9                      2_cp39    conda-forge\n"
+            "pytorch                   1.12.1          py3.9_cuda11.3_cudnn8.3.2_0    pytorch\n")
+    env = parse_environments(text, "t")[0].snapshot
+    assert env.python.version == "3.9.13"  # type: ignore[union-attr] # reason: read, so not Unavailable
+    listing = parse_environments("Package    Version\npython     3.11.4\ntorch      2.1.0\n", "t")[0].snapshot
+    assert not hasattr(listing.python, "version") or listing.python.version != "3.11.4"

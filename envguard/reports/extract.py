@@ -151,6 +151,8 @@ _CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60}
                         r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
+#: The interpreter's version in a conda list row (CPython 3.x; PyPy lists itself as "pypy").
+_CONDA_PYTHON = re.compile(r"3\.\d{1,2}\.\d{1,3}$")
 
 
 #: conda's transaction listing: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1".
@@ -178,6 +180,10 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
                               "conda build string")
             continue
         match = _CONDA_ROW.match(text)
+        if match and match.group(1) == "python" and _CONDA_PYTHON.match(match.group(2)) and "==" not in text:
+            # conda lists the interpreter itself ("python  3.9.13  haa1d7c7_1"): the environment's Python
+            yield Mention("python", match.group(2), n, TOOL, "conda list: python")
+            continue
         if match and _INTERESTING.match(normalize_name(match.group(1))) and "==" not in text:
             name, build = normalize_name(match.group(1)), match.group(3)
             yield Mention("package", match.group(2), n, TOOL, "package list", name)
