@@ -928,6 +928,9 @@ LINES: list[tuple[str, Expected]] = [
      "resolve this error? Thanks!", {'driver-too-old-said': {}}),
     # zai-org/ChatGLM3#100 (the title)
     ("提示NVIDIA驱动太老，需要哪个版本以上才能跑起来呢", {'driver-too-old-said-zh': {}}),
+    # michael-0brien/cryojax#559
+    ("RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty(MAJOR_VERSION, &major) failed: "
+     "The cuSPARSE library was not found.", {'jax-cuda-component-not-found': {}}),
 ]
 
 
