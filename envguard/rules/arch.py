@@ -12,6 +12,7 @@ from envguard.rules.base import (
     build_evidence,
     ev,
     gpu_cc,
+    gpu_evidence,
     pip_install_torch,
     platform_of,
     series,
@@ -68,7 +69,7 @@ class ArchRule:
                     "arch-unsupported", Severity.ERROR,
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in "
                     f"{build.name} {build.version}, which was compiled for {listed or 'no CUDA architecture'}.",
-                    (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                    (gpu_evidence(gpu, cc, cc_source),
                      build_evidence(build), ev("compiled architectures", listed, where)),
                     self._fix(build, cc, matrices, platform),
                     reference, build.name,
@@ -104,7 +105,7 @@ class ArchRule:
                 "arch-unsupported", Severity.ERROR,
                 f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in {build.name} "
                 f"{build.version}: {why}.",
-                (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source), build_evidence(build),
+                (gpu_evidence(gpu, cc, cc_source), build_evidence(build),
                  ev("toolkit support", f"first CUDA {row.first_cuda or '?'}, last {row.last_cuda or 'current'}",
                     f"gpu-arch.toml {cc}")),
                 self._fix(build, cc, matrices), row.prov.source, build.name,

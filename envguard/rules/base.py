@@ -27,8 +27,8 @@ from envguard.snapshot import (
 
 __all__ = [
     "CORE_FRAMEWORKS", "Pin", "Rule", "applicable_requirements", "build_evidence", "cuda_builds", "driver_evidence",
-    "ev", "gpu_cc", "marker_environment", "pip_install_torch", "platform_of", "series", "system_of", "torch_variant",
-    "version",
+    "ev", "gpu_cc", "gpu_evidence", "marker_environment", "pip_install_torch", "platform_of", "series", "system_of",
+    "torch_variant", "version",
 ]
 
 #: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
@@ -101,6 +101,11 @@ def build_evidence(build: FrameworkBuild) -> Evidence:
     """``torch 2.5.1+cu124 (CUDA 12.4)`` with its source."""
     detail = f" (CUDA {build.cuda})" if build.cuda and build.accelerator == "cuda" else ""
     return ev(build.name, f"{build.version}{detail}", f"{build.distribution}: {build.source}")
+
+
+def gpu_evidence(gpu: GpuInfo, cc: str, source: str) -> Evidence:
+    """``GPU 0: NVIDIA GeForce RTX 3090, compute capability 8.6`` with where the capability came from."""
+    return ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", source)
 
 
 def gpu_cc(gpu: GpuInfo, matrices: Matrices) -> tuple[str | None, str]:

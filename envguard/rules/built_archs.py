@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import ev, gpu_cc
+from envguard.rules.base import ev, gpu_cc, gpu_evidence
 from envguard.snapshot import Snapshot
 
 __all__ = ["GENCODE_KEY", "NCCL_README", "SiteBuildArchRule"]
@@ -52,7 +52,7 @@ class SiteBuildArchRule:
                 f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in the {name} built with "
                 f"NVCC_GENCODE for {' '.join(items)}: SASS runs only on its own major with an equal or higher minor "
                 "and PTX only forward, so its kernels are not found at launch (\"named symbol not found\").",
-                (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                (gpu_evidence(gpu, cc, cc_source),
                  ev(f"{name} compiled architectures", " ".join(items), where or "report")),
                 f"rebuild {name} with this GPU's target added: make NVCC_GENCODE=\"... "
                 f"-gencode=arch=compute_{sm},code=sm_{sm}\"",

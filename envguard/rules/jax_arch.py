@@ -16,7 +16,7 @@ from packaging.version import Version
 
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import build_evidence, ev, gpu_cc
+from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence
 from envguard.snapshot import Snapshot
 
 #: JAX's own words that it did not use the GPU (jax/_src/xla_bridge.py), corroborating the finding.
@@ -53,7 +53,7 @@ class JaxArchRule:
             cc, cc_source = gpu_cc(gpu, matrices)
             if cc is None or Version(cc) >= Version(minimum):
                 continue
-            evidence = [ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+            evidence = [gpu_evidence(gpu, cc, cc_source),
                         build_evidence(build), ev("lowest supported compute capability", minimum, where)]
             if fell_back is not None:
                 evidence.append(Evidence("JAX", fell_back[:160], snapshot.origin))

@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import build_evidence, ev, gpu_cc, version
+from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, version
 from envguard.snapshot import FrameworkBuild, Snapshot
 
 
@@ -50,7 +50,7 @@ class ReleaseArchRule:
                     f"{build.name} {build.version}: its published builds use {builds}, older than CUDA "
                     f"{first.major}.{first.minor}, the first toolkit that compiles for compute capability "
                     f"{cc.split('.')[0]}.x.",
-                    (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                    (gpu_evidence(gpu, cc, cc_source),
                      build_evidence(build),
                      ev("published CUDA builds", builds, f"paddle.toml {release.version} (newest {newest_tag})"),
                      ev("first toolkit for the GPU", f"CUDA {first.major}.{first.minor}",

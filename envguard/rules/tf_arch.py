@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
-from envguard.rules.base import build_evidence, ev, gpu_cc, platform_of, version
+from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, platform_of, version
 from envguard.snapshot import Snapshot
 
 #: TensorFlow's nvcc wrapper: every capability as SASS plus its PTX.
@@ -43,7 +43,7 @@ class TfToolkitArchRule:
                 cc, cc_source = gpu_cc(gpu, matrices)
                 row = matrices.gpu_arch.arch(cc) if cc else None
                 first = row.first_cuda if row is not None else None
-                if row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+                if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
                     continue
                 label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
                 yield Finding(
@@ -52,7 +52,7 @@ class TfToolkitArchRule:
                     f"{label} was built with (the first toolkit that compiles for {cc} is CUDA "
                     f"{first}): the build has no SASS for it and runs only PTX JIT-compiled at start-up, with "
                     f"CUDA {build.cuda}'s cuDNN and cuBLAS, which predate this GPU.",
-                    (ev(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}", cc_source),
+                    (gpu_evidence(gpu, cc, cc_source),
                      build_evidence(build),
                      ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda"),
                      ev("TensorFlow's device code", "SASS and PTX of each compiled capability", TF_WRAPPER)),
