@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -120,6 +121,16 @@ class CondaBuilds:
 CONDA_FORGE_PLATFORMS: Final = ("linux-64", "linux-aarch64")
 #: The linux-aarch64 arm variants of conda-forge's CUDA builds (a row without one is every aarch64 build).
 ARM_VARIANTS: Final = ("sbsa", "tegra")
+
+
+#: conda-forge's CUDA build strings: "cuda126_generic_py312_h…_303", "cuda120_py311h…_1", "cuda126_py312h…_306".
+_CONDA_FORGE_BUILD_CUDA = re.compile(r"^cuda(\d{2})(\d)(?:_|py)")
+
+
+def conda_forge_build_cuda(build_string: str) -> str | None:
+    """The CUDA ("12.6") a conda-forge pytorch build string starts with, or None for another build string."""
+    found = _CONDA_FORGE_BUILD_CUDA.match(build_string)
+    return f"{found.group(1)}.{found.group(2)}" if found else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,13 +16,13 @@ for, a CUDA build string, or a GPU working elsewhere on the same machine.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 
 from packaging.version import InvalidVersion, Version
 
 from envguard.knowledge import Matrices
+from envguard.knowledge.torch import conda_forge_build_cuda
 from envguard.reports import extract_named
 from envguard.reports.extract_builds import (
     BUILT_WITHOUT_CUDA,
@@ -96,17 +96,13 @@ def _conda_forge(build: FrameworkBuild, mentions: list[Mention]) -> FrameworkBui
         return build
     conda_build = _best(mentions, TORCH_CONDA_BUILD)
     build = replace(build, channel="conda-forge", conda_build=conda_build.value if conda_build else None)
-    cuda = _CF_BUILD_CUDA.match(build.conda_build or "")
+    cuda = conda_forge_build_cuda(build.conda_build or "")
     if build.accelerator is None and cuda is not None:
-        build = replace(build, accelerator="cuda", cuda=build.cuda or f"{cuda.group(1)}.{cuda.group(2)}",
+        build = replace(build, accelerator="cuda", cuda=build.cuda or cuda,
                         source=f"{build.source}; conda-forge build string {build.conda_build}")
     elif build.accelerator is None and channel.value.endswith("|cuda"):
         build = replace(build, accelerator="cuda")
     return build
-
-
-#: conda-forge's CUDA build strings: "cuda126_generic_py312_h…_303", "cuda120_py311h…_1", "cuda126_py312h…_306".
-_CF_BUILD_CUDA = re.compile(r"^cuda(\d{2})(\d)(?:_|py)")
 
 
 def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu_seen: bool,

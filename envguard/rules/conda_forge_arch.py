@@ -20,12 +20,11 @@ from collections.abc import Iterator
 from envguard.archs import runs_on
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.knowledge.torch import CondaForgeBuild
+from envguard.knowledge.torch import CondaForgeBuild, conda_forge_build_cuda
 from envguard.rules.base import build_evidence, ev, gpu_cc, platform_of
 from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
 
 FEEDSTOCK = "https://github.com/conda-forge/pytorch-cpu-feedstock"
-_BUILD_CUDA = re.compile(r"^cuda(\d{2})(\d)(?:_|py)")
 _BUILD_NUMBER = re.compile(r"_(\d{1,4})$")
 
 
@@ -34,9 +33,8 @@ def build_facts(build: FrameworkBuild) -> tuple[str | None, str | None, int | No
     version = build.version if build.version and build.version[0].isdigit() else None
     cuda, number = build.cuda, None
     text = (build.conda_build or "").lower()
-    found = _BUILD_CUDA.match(text)
-    if found and cuda is None:
-        cuda = f"{found.group(1)}.{found.group(2)}"
+    if cuda is None:
+        cuda = conda_forge_build_cuda(text)
     last = _BUILD_NUMBER.search(text)
     if last:
         number = int(last.group(1)) % 100
