@@ -313,6 +313,13 @@ def _bare_claim(sentence: str, earlier: str, n: int) -> Iterator[Mention]:
                       "before)", framework)
 
 
+def _form_gpu_answer(lines: list[str], i: int, n: int, answer: re.Pattern[str], how: str) -> Iterator[Mention]:
+    """An issue form's answer under the heading on line ``i`` that says the machine has a GPU."""
+    found = _next_answer(lines, i)
+    if found is not None and answer.match(found[1]):
+        yield Mention(GPU_PRESENT, found[1].strip()[:60], found[0] + 1 + (n - i - 1), FIELD, how)
+
+
 def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
     line = lines[i]
     if _WIN_PROMPT.match(line):
@@ -323,10 +330,7 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
     if _CUDA_AVAILABLE_YES.match(line):
         yield Mention(GPU_PRESENT, "Is CUDA available: Yes", n, TOOL, "collect_env: Is CUDA available")
     if _HARDWARE_HEADING.match(line):
-        answer = _next_answer(lines, i)
-        if answer is not None and _CUDA_GPU_ANSWER.match(answer[1]):
-            yield Mention(GPU_PRESENT, answer[1].strip()[:60], answer[0] + 1 + (n - i - 1), FIELD,
-                          f"issue form: {line.strip().lstrip('#').strip()}")
+        yield from _form_gpu_answer(lines, i, n, _CUDA_GPU_ANSWER, f"issue form: {line.strip().lstrip('#').strip()}")
     lowered = line.lower()
     if ("cuda" in lowered or "nvidia" in lowered) and len(line) <= 2000:
         for piece in _SENTENCE_END.split(line):
@@ -336,7 +340,4 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
                 yield Mention(GPU_PRESENT, has.group(0), n, PROSE, "text (the user's machine has CUDA)")
                 break
     if _JAX_FORM_ACCEL.match(line):
-        answer = _next_answer(lines, i)
-        if answer is not None and _GPU_ANSWER.match(answer[1]):
-            yield Mention(GPU_PRESENT, answer[1].strip()[:60], answer[0] + 1 + (n - i - 1), FIELD,
-                          "issue form: Which accelerator(s) are you using?")
+        yield from _form_gpu_answer(lines, i, n, _GPU_ANSWER, "issue form: Which accelerator(s) are you using?")
