@@ -178,7 +178,9 @@ def test_not_cpu_claims(line: str) -> None:
 def test_cpu_claim_needs_a_gpu_or_driver_to_be_an_error() -> None:
     line = "Hi, noticing that trying to `pip install torch` resulted in the CPU version of torch stable."
     assert "cpu-only-build" not in errors(line)
-    assert "cpu-only-build" in errors(line + "\n1. Get an aarch64 machine, e.g. GB200")
+    # an example is not the reporter's machine ("e.g." does not end the sentence, so its hedge holds) ...
+    assert "cpu-only-build" not in errors(line + "\n1. Get an aarch64 machine, e.g. GB200")
+    assert "cpu-only-build" in errors(line + "\nIt runs on a GB200 node.")  # constructed
     assert "cpu-only-build" in errors(line + "\nobserved on driver 610.47 / CUDA UMD Version 13.3")
 
 

@@ -19,8 +19,9 @@ from dataclasses import replace
 from packaging.version import InvalidVersion, Version
 
 from envguard.knowledge import Matrices
-from envguard.reports.extract import _CONDA_ROW, _HEDGE, _HEDGE_WINDOW, _SENTENCE, _named
+from envguard.reports.extract import _CONDA_ROW, _HEDGE, _HEDGE_WINDOW, _named
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import sentences
 from envguard.snapshot import FrameworkBuild
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -123,7 +124,7 @@ def companion_prose(lines: list[str], offset: int) -> Iterator[Mention]:
             continue
         if "torchvision" not in line.lower() and "torchaudio" not in line.lower():
             continue
-        for sentence in _SENTENCE.findall(line):
+        for sentence in sentences(line):
             for found in _P_COMPANION.finditer(sentence):
                 window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
                 if _HEDGE.search(window) is None:

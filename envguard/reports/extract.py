@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from envguard.probes import parsers
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import sentences
 from envguard.snapshot import normalize_name
 
 _V = r"\d{1,4}(?:\.\d{1,6}){1,3}"
@@ -449,7 +450,6 @@ _P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
 #: The words a Jetson module's name starts with in prose ("Jetson Orin", "AGX Xavier", "Orin Nano", "Xavier NX").
 _JETSON_WORDS = ("jetson", "agx", "orin", "xavier")
-_SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 
 
 def prose(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -461,7 +461,7 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
         if field and (_field(field.group(1), _COLLECT_ENV) or _field(field.group(1), _FIELDS)):
             continue  # a field line is read as a field, not as a sentence
         n = offset + i + 1
-        for sentence in _SENTENCE.findall(line):
+        for sentence in sentences(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:
                 window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
                 return _HEDGE.search(window) is None

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 
 from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import last_sentence, sentences
 from envguard.snapshot import normalize_name
 
 #: Mention kinds this module adds (read by ``reports.variants``).
@@ -103,8 +104,6 @@ _CONDA_FRAMEWORK = re.compile(r"(?<![\w-])(pytorch|jaxlib|jax|tensorflow(?:-gpu)
 
 # ---- sentences ---------------------------------------------------------------------------------------
 
-#: Where a sentence ends: punctuation, then a space (a version's "11.8" or a file's "a.whl" does not end one).
-_SENTENCE_END = re.compile(r"(?<=[.;!?])\s{1,8}")
 
 _FW = r"(?:py)?torch|tensorflow|jaxlib|jax|paddle(?:paddle)?"
 _CPU_WORD = r"cpu[- ]?only|cpu"
@@ -270,9 +269,8 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
     if len(line) > 2000 or ("cpu" not in line.lower() and "cuda" not in line.lower()):
         return
     # NOTE: the sentence before the first one of a line is the last of the line above (a wrapped paragraph).
-    earlier = _SENTENCE_END.split(prev[:2000])[-1][-400:] if prev.strip() else ""
-    for piece in _SENTENCE_END.split(line):
-        sentence = piece[:400]
+    earlier = last_sentence(prev[:2000])
+    for sentence in sentences(line):
         lowered = sentence.lower()
         if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
             claimed = False
@@ -333,8 +331,7 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
         yield from _form_gpu_answer(lines, i, n, _CUDA_GPU_ANSWER, f"issue form: {line.strip().lstrip('#').strip()}")
     lowered = line.lower()
     if ("cuda" in lowered or "nvidia" in lowered) and len(line) <= 2000:
-        for piece in _SENTENCE_END.split(line):
-            sentence = piece[:400]
+        for sentence in sentences(line):
             has = _HAS_CUDA.search(sentence)
             if has and not _HAS_CUDA_HEDGE.search(sentence):
                 yield Mention(GPU_PRESENT, has.group(0), n, PROSE, "text (the user's machine has CUDA)")

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from envguard.reports.extract import _INTERESTING
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
+from envguard.sentences import sentences
 from envguard.snapshot import normalize_name
 
 #: GeForce desktop/laptop model numbers of the 10, 16, 20, 30, 40 and 50 series (a bare number is taken only
@@ -46,7 +47,6 @@ _TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch\s{0,2}(?:==?|-|\s)\s{0,2}v?
                            r"(\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d(?:\.\d){0,2}))(?![\w.])", re.IGNORECASE)
 _TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
                         r"expected|expect)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?:[^.;!?\n]|[.!?](?=\S)){1,400}(?:[.;!?]|$)")
 _SKIP = ("site-packages", "File \"", "|")
 
 #: A PyTorch CUDA package index: the URL, or uv's conventional index name (the uv PyTorch guide's
@@ -96,7 +96,7 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
 
 
 def _sentences(line: str, n: int) -> Iterator[Mention]:
-    for sentence in _SENTENCE.findall(line):
+    for sentence in sentences(line):
         if "+" in sentence and not _TAG_HEDGE.search(sentence):
             for tagged in _TAGGED_TORCH.finditer(sentence):
                 yield Mention("torch_prose", tagged.group(1).lower(), n, PROSE, "text (tagged torch version)")

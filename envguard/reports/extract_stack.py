@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import window
 from envguard.snapshot import normalize_name
 
 __all__ = ["stack_packages"]
@@ -75,23 +76,8 @@ def stack_packages(lines: list[str], offset: int) -> Iterator[Mention]:
         if line.lstrip().startswith(("File ", "/", "|")) or "site-packages" in line:
             continue
         for found in _PROSE.finditer(line):
-            if not _HEDGE.search(_sentence_window(line, found.start(), found.end())):
+            if not _HEDGE.search(window(line, found.start(), found.end(), _HEDGE_WINDOW)):
                 yield Mention("package", found.group(2), n, PROSE, "text", _dist(found.group(1)))
-
-
-#: Where a sentence ends inside a line: punctuation, then a space ("8.0.40. I did not check" ends after 8.0.40).
-_SENTENCE_END = re.compile(r"[.;!?]\s")
-
-
-def _sentence_window(line: str, start: int, end: int) -> str:
-    """The text within _HEDGE_WINDOW characters of a match, not crossing into the sentence before or after it."""
-    before = line[max(0, start - _HEDGE_WINDOW):start]
-    ends = list(_SENTENCE_END.finditer(before))
-    if ends:
-        before = before[ends[-1].end():]
-    after = line[end:end + _HEDGE_WINDOW]
-    stop = _SENTENCE_END.search(after)
-    return before + line[start:end] + (after[:stop.start()] if stop else after)
 
 
 def _dist(name: str) -> str:

@@ -23,13 +23,12 @@ from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, cuda_builds, ev, system_of
 from envguard.rules.corroborate import SUBJECT
+from envguard.sentences import sentence_span
 from envguard.snapshot import NOT_REPORTED, Snapshot, Unavailable
 
 SIGNATURES = frozenset({"driver-too-old-said", "driver-too-old-said-zh"})
 SOURCE = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (Table 3)"
 
-#: Where a sentence ends (a version's "10.0" does not end one).
-_SENTENCE_END = re.compile(r"[.!?;。！？；](?!\d)")
 #: Words before the statement that take it back: a condition, a doubt, a negation.
 _HEDGE = re.compile(r"\b(?:if|whether|maybe|perhaps|might|may|could|would|should|probably|not|no|never|"
                     r"doesn't|don't|didn't|isn't|wasn't)\b|n't\b|是否|如果|会不会|是不是|不是|没有|可能", re.IGNORECASE)
@@ -43,17 +42,15 @@ _QUESTION_OPEN = re.compile(r"^\W{0,4}(?:is|are|was|were|do|does|did|can|could|w
 def stated(line: str, start: int, end: int) -> bool:
     """Whether the match ``line[start:end]`` is stated as a fact: its sentence does not hedge before it, and its clause
     does not ask (open with an auxiliary or a question word and end with a question mark)."""
-    head = line[:start]
-    cuts = [m.end() for m in _SENTENCE_END.finditer(head)]
-    opening = head[cuts[-1]:] if cuts else head
+    first, last = sentence_span(line, start)
+    opening = line[first:start]
     if _HEDGE.search(opening[-160:]):
         return False
-    rest = line[end:end + 200]
-    close = _SENTENCE_END.search(rest)
-    if close is None or close.group(0) not in "?？":
+    rest = line[end:last]
+    if len(rest) > 200 or not rest.endswith(("?", "？")):
         return True
     clause = _CLAUSE_START.split(opening)[-1]  # "..., does it say my driver is too old?" asks in its own clause
-    return not (_QUESTION_OPEN.search(clause) or rest[:close.start()].rstrip().endswith(("吗", "么")))
+    return not (_QUESTION_OPEN.search(clause) or rest[:-1].rstrip().endswith(("吗", "么")))
 
 
 class SaidTooOldRule:

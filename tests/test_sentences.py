@@ -1,0 +1,82 @@
+"""envguard.sentences: the one notion of a sentence every prose extractor and the driver-said rule share.
+
+Lines marked (real) are verbatim from the report corpus (the case folder named); the others are constructed."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envguard.sentences import MAX_SENTENCE, last_sentence, sentence_span, sentences, spans, window
+
+
+def test_versions_file_names_and_urls_do_not_end_a_sentence() -> None:
+    line = ("I installed torch-2.3.1+cu121-cp312-cp312-linux_x86_64.whl from https://example.invalid/whl?x=1 with "
+            "CUDA 12.1. It says no GPU!")  # constructed
+    assert sentences(line) == [
+        "I installed torch-2.3.1+cu121-cp312-cp312-linux_x86_64.whl from https://example.invalid/whl?x=1 with "
+        "CUDA 12.1.",
+        "It says no GPU!",
+    ]
+
+
+def test_a_semicolon_ends_a_sentence_with_or_without_a_space() -> None:
+    assert sentences("torch 2.1 works; torch 2.2 does not;cuda 12.1") == [
+        "torch 2.1 works;", "torch 2.2 does not;", "cuda 12.1"]  # constructed
+
+
+def test_abbreviations_do_not_end_a_sentence() -> None:
+    # real: 130-aarch64-gb200-pip-install-torch-cpu (the hedge "e.g" must stay in the GPU's sentence)
+    assert sentences("1. Get an aarch64 machine, e.g. GB200") == ["1.", "Get an aarch64 machine, e.g. GB200"]
+    assert sentences("Use a newer build, i.e. torch 2.4 vs. 2.3. Done.") == [
+        "Use a newer build, i.e. torch 2.4 vs. 2.3.", "Done."]  # constructed
+
+
+def test_full_width_punctuation_ends_a_sentence() -> None:
+    # real: 319-paddle222-cu102-rtx3060-sm86-run-check-zh
+    line = "在另一台gpu为3060的机子上安装cuda10.2，安装paddle后执行下面的命令出错。"
+    assert sentences(line) == [line]
+    # real: 112-nvml-mismatch-docker-user-installed-driver (its first two sentences)
+    line = ("在运行Anaconda环境下的pytorch时，因提示CUDA版本过旧而无法利用GPU，因此尝试按其提示更新CUDA。"
+            "此操作亦更新了NVIDIA驱动，更新后有提示信息要求重启。")
+    assert len(sentences(line)) == 2
+    assert sentences(line)[0].endswith("更新CUDA。")
+    assert sentences("CUDA版本为11.2？cudnn版本 8.1；paddle 2.4！") == [
+        "CUDA版本为11.2？", "cudnn版本 8.1；", "paddle 2.4！"]  # constructed
+
+
+def test_a_long_sentence_is_read_in_pieces_that_cover_it() -> None:
+    line = "x" * (2 * MAX_SENTENCE + 10)
+    assert [len(s) for s in sentences(line)] == [MAX_SENTENCE, MAX_SENTENCE, 10]
+
+
+def test_last_sentence_is_the_one_a_wrapped_paragraph_continues() -> None:
+    assert last_sentence("It works with CUDA 11.8. But the wrong pytorch version") == "But the wrong pytorch version"
+    assert last_sentence("") == ""
+    assert last_sentence("   ") == ""
+
+
+def test_a_window_stops_at_the_sentences_around_the_match() -> None:
+    line = "I could not run vllm 0.4.2. I run vllm 0.5.0 now. Not yet 0.6."  # constructed
+    start = line.index("vllm 0.5.0")
+    end = start + len("vllm 0.5.0")
+    assert window(line, start, end, 32) == "I run vllm 0.5.0 now."
+    assert window(line, start, end, 2) == "n vllm 0.5.0 n"
+    assert sentence_span(line, start) == (line.index("I run"), line.index(" Not yet"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab .;!?。？\t1")), max_size=1200))
+def test_spans_are_ordered_disjoint_and_cover_every_non_space_character(line: str) -> None:
+    found = list(spans(line))
+    covered: set[int] = set()
+    previous_end = 0
+    for start, end in found:
+        assert previous_end <= start < end <= len(line)
+        assert end - start <= MAX_SENTENCE
+        assert not line[start].isspace()
+        covered.update(range(start, end))
+        previous_end = end
+    assert all(i in covered for i, char in enumerate(line) if not char.isspace())
+    for start, _ in found:
+        assert sentence_span(line, start)[0] == start
