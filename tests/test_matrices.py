@@ -515,3 +515,15 @@ def test_headers_are_cached_beside_the_tables_and_a_changed_header_is_read_again
     assert len(list(cache.glob("matrix-cuda-driver-header-*.json"))) == 1
     assert len(list(cache.glob("matrix-cuda-driver-[0-9a-f]*.json"))) == 1
     assert len(list(cache.glob("matrix-*-header-*.json"))) == len(first)
+
+
+def test_first_toolkit_of_a_major_and_of_an_exact_architecture_differ() -> None:
+    """No kernels at all (a toolkit before the whole major) vs no SASS for this exact architecture (gpu-arch.toml)."""
+    from envguard.knowledge import load_matrices
+
+    arch = load_matrices().gpu_arch
+    row = arch.arch("8.6")
+    assert row is not None and str(row.first_cuda) == "11.1"       # sm_86 SASS: CUDA 11.1
+    assert str(arch.first_cuda_of_major("8.6")) == "11.0"          # sm_80 SASS (runs on 8.6): CUDA 11.0
+    assert str(arch.first_cuda_of_major("12.1")) == "12.8"
+    assert arch.first_cuda_of_major("99.0") is None                 # unknown is unknown

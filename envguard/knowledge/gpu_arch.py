@@ -72,6 +72,18 @@ class GpuArchMatrix:
         """The row for compute capability ``cc`` ("8.6")."""
         return next((a for a in self.archs if a.cc == cc), None)
 
+    def first_cuda_of_major(self, cc: str) -> Version | None:
+        """The first toolkit that compiles for any architecture of ``cc``'s major ("8.6" -> CUDA 11.0, for sm_80).
+
+        Two questions, two answers: SASS runs on any GPU of the same major and an equal or higher minor (not on
+        Tegra, see ``integrated``), so a build has *no kernels at all* for an 8.6 GPU only when its toolkit predates
+        the whole 8.x family — this one (the arch and release-arch rules' errors). Whether a toolkit emits SASS *for
+        this exact architecture* is ``arch(cc).first_cuda`` (CUDA 11.1 for sm_86: tf-toolkit-arch's PTX-JIT
+        warning)."""
+        major = cc.partition(".")[0]
+        firsts = [a.first_cuda for a in self.archs if a.cc.partition(".")[0] == major and a.first_cuda is not None]
+        return min(firsts) if firsts else None
+
     def lookup_name(self, name: str) -> GpuRow | None:
         """Product name (as nvidia-smi or a report prints it, maybe truncated with "...") → row."""
         key = norm_gpu(name)

@@ -90,9 +90,7 @@ class ArchRule:
             if cc is None or row is None:
                 continue
             major = cc.split(".")[0]
-            firsts = [a.first_cuda for a in matrices.gpu_arch.archs
-                      if a.cc.split(".")[0] == major and a.first_cuda is not None]
-            first = min(firsts) if firsts else None
+            first = matrices.gpu_arch.first_cuda_of_major(cc)
             last = row.last_cuda
             if first is not None and (need.major, need.minor) < (first.major, first.minor):
                 why = (f"CUDA {build.cuda} predates compute capability {major}.x (the first toolkit that compiles "

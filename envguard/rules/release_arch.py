@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from packaging.version import Version
-
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, version
@@ -40,7 +38,7 @@ class ReleaseArchRule:
             newest_tag, newest = max(known, key=lambda pair: (pair[1].major, pair[1].minor))
             for gpu in gpus:
                 cc, cc_source = gpu_cc(gpu, matrices)
-                first = _first_cuda(cc, matrices) if cc else None
+                first = matrices.gpu_arch.first_cuda_of_major(cc) if cc else None
                 if cc is None or first is None or (newest.major, newest.minor) >= (first.major, first.minor):
                     continue
                 builds = ", ".join(f"CUDA {v.major}.{v.minor}" for _, v in known)
@@ -58,13 +56,6 @@ class ReleaseArchRule:
                     _fix(build, cc),
                     release.prov.source, build.name,
                 )
-
-
-def _first_cuda(cc: str, matrices: Matrices) -> Version | None:
-    """The first toolkit that compiles for any architecture of this compute-capability major (gpu-arch.toml)."""
-    major = cc.partition(".")[0]
-    firsts = [a.first_cuda for a in matrices.gpu_arch.archs if a.cc.partition(".")[0] == major and a.first_cuda]
-    return min(firsts) if firsts else None
 
 
 def _fix(build: FrameworkBuild, cc: str) -> str:

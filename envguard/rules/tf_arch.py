@@ -42,6 +42,7 @@ class TfToolkitArchRule:
             for gpu in gpus:
                 cc, cc_source = gpu_cc(gpu, matrices)
                 row = matrices.gpu_arch.arch(cc) if cc else None
+                # NOTE: this exact architecture's first toolkit, not its major's (see GpuArchMatrix.first_cuda_of_major)
                 first = row.first_cuda if row is not None else None
                 if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
                     continue
