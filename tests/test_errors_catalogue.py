@@ -1106,3 +1106,16 @@ def test_capture(errors: ErrorsMatrix, path: Path) -> None:
     name = str(path.relative_to(DATA / "captures"))
     found = sorted({m.signature.id for m in errors.match(path.read_text(encoding="utf-8").splitlines())})
     assert found == sorted(CAPTURE_HITS.get(name, []))
+
+
+#: A docker hook error whose nvidia-container-cli message starts past character 500 (NVIDIA/nvidia-docker#753).
+_LONG_HOOK_LINE = "docker: Error response from daemon: OCI runtime create failed: container_linux.go:348: starting container process caused \"process_linux.go:402: container init caused \\\"process_linux.go:385: running prestart hook 1 caused \\\\\\\"error running hook: exit status 1, stdout: , stderr: exec command: [/usr/bin/nvidia-container-cli --load-kmods configure --ldconfig=/sbin/ldconfig.real --device=all --compute --utility --require=cuda>=9.2 --pid=15437 /home/hadim/.local/docker/overlay2/33e071b602a668ec4d7b0761116a59d35c9cf3d314bfb9afaa0f10ee53e7bd57/merged]\\\\\\\\nnvidia-container-cli: requirement error: unsatisfied condition: cuda >= 9.2\\\\\\\\n\\\\\\\"\\\"\": unknown."  # noqa: E501
+
+
+def test_a_match_keeps_its_message_however_far_into_the_line_it_starts(errors: ErrorsMatrix) -> None:
+    """The excerpt a match keeps is matched again by the rules, so it must hold the message itself."""
+    found = [m for m in errors.match([_LONG_HOOK_LINE]) if m.signature.id == "nvidia-container-cli-cuda-requirement"]
+    assert len(found) == 1
+    assert _LONG_HOOK_LINE.index("requirement error") > 500
+    assert found[0].signature.pattern.search(found[0].line)
+    assert found[0].groups["required_cuda"] == "9.2"

@@ -108,12 +108,18 @@ class ErrorsMatrix:
                                           f"{exc}") from None
                     if found:
                         groups = {k: v for k, v in found.groupdict().items() if v is not None}
-                        start = 0 if window is text else max(0, found.start() - 100)
-                        out.append(SignatureMatch(sig, window[start:start + 500], groups))
+                        # NOTE: the excerpt always holds the whole match (rules match it again): a long line's
+                        # message may start past the excerpt's 500 characters (a docker hook error's tail).
+                        start = 0 if found.end() <= EXCERPT_CHARS else max(0, found.start() - 100)
+                        stop = max(start + EXCERPT_CHARS, found.end())
+                        out.append(SignatureMatch(sig, window[start:stop], groups))
                         break
         return tuple(out)
 
 
+#: How much of a matched line a match keeps (the line from its start, or from 100 characters before the
+#: message when the message ends later than this).
+EXCERPT_CHARS = 500
 #: Longest stretch of one line a signature pattern is run on at once.
 WINDOW_CHARS = 4096
 #: How much consecutive windows overlap (longer than any catalogued message).
