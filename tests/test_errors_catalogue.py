@@ -134,6 +134,20 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # astral-sh/uv#8344 (the hint line; its error line is wrapped after "ABI", see test_report_python)
+    ("      hint: You require CPython 3.11 (`cp311`), but we only found wheels for `torch` (v1.12.0+cu113) with the "
+     "following Python ABI tags: `cp37m`, `cp38`, `cp39`, `cp310`",
+     {"uv-no-wheels-python-hint": {"python": "3.11"}}),
+    # a public repository's setup notes (crawl4ai MCP server; code corpus)
+    ("  ╰─▶ Because torch==2.2.2 has no wheels with a matching Python ABI tag (e.g., `cp313`) and crawl4ai-mcp==0.1.0",
+     {"uv-no-wheels-for-python": {}}),
+    # jax-ml/jax#26750 (its title)
+    ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
+     {"jax-plugin-calls-missing-xla-client-api": {}}),
+    # jax-ml/jax#17662: a library calling an API jaxlib removed, not a plugin mismatch
+    ("module 'jaxlib.xla_client' has no attribute 'register_cpu_custom_call_target'", {}),
+    # https://note.com/optim/n/n2366bacd8c97 (uv add tensorflow on Python 3.13)
+    ("tensorflow has no wheels with a matching Python version tag (e.g., `cp313`)", {"uv-no-wheels-for-python": {}}),
     # case 001 (pytorch/pytorch#150733)
     ('NVIDIA GeForce RTX 5090 D with CUDA capability sm_120 is not compatible with the current PyTorch installation.',
      {'torch-arch-not-compatible': {'gpu': 'NVIDIA GeForce RTX 5090 D', 'sm': 'sm_120'}}),
@@ -934,7 +948,8 @@ LINES: list[tuple[str, Expected]] = [
 ]
 
 
-@pytest.mark.parametrize(("line", "expected"), LINES, ids=[f"{next(iter(e))}-{i}" for i, (_, e) in enumerate(LINES)])
+@pytest.mark.parametrize(("line", "expected"), LINES,
+                         ids=[f"{next(iter(e), 'none')}-{i}" for i, (_, e) in enumerate(LINES)])
 def test_real_line_matches_expected_signatures(errors: ErrorsMatrix, line: str, expected: Expected) -> None:
     assert _found(errors, line) == expected
 

@@ -180,3 +180,28 @@ def test_torch_free_threaded_rows_are_validated(tmp_path: Path, matrices: Matric
     (root / "torch.toml").write_text(text.replace('free_threaded = ["linux_x86_64"]', 'free_threaded = ["windows"]'))
     with pytest.raises(MatrixSchemaError, match="free_threaded must be a list"):
         _ = load_matrices(root).torch
+
+
+def test_uv_resolver_saying_no_wheel_for_this_python() -> None:
+    """uv's resolver message, wrapped as uv prints it (astral-sh/uv#8344, verbatim): python-unsupported, and the
+    Python its hint names."""
+    from envguard.findings import Severity
+    from envguard.rules import run_rules
+
+    text = ("  × No solution found when resolving dependencies:\n"
+            "  ╰─▶ Because torch==1.12.0+cu113 has no wheels with a matching Python ABI\n"
+            "      tag (e.g., `cp311`) and you require torch==1.12.0+cu113, we can conclude\n"
+            "      that your requirements are unsatisfiable.\n\n"
+            "      hint: You require CPython 3.11 (`cp311`), but we only found wheels for\n"
+            "      `torch` (v1.12.0+cu113) with the following Python ABI tags: `cp37m`,\n"
+            "      `cp38`, `cp39`, `cp310`\n")
+    matrices = load_matrices()
+    env = parse_environments(text, "uv#8344", matrices)[0]
+    assert env.snapshot.python.version == "3.11"  # type: ignore[union-attr]
+    codes = {f.code for f in run_rules(env.snapshot, matrices, notes=env.notes).findings
+             if f.severity is Severity.ERROR}
+    assert "python-unsupported" in codes
+    # "no wheels with a matching platform tag" is another OS or CPU, not this Python (uv's IncompatibleTag::Platform)
+    other = parse_environments("  ╰─▶ Because torch==2.5.1+cpu has no wheels with a matching platform tag and\n"
+                               "Python 3.12\n", "constructed", matrices)[0]
+    assert "python-unsupported" not in {f.code for f in run_rules(other.snapshot, matrices).findings}

@@ -37,7 +37,8 @@ _FIELDS = {
     "cudnn version ": "cudnn", "driver version": "driver", "nvidia driver": "driver", "ld_library_path": "ld_library_path",
     "python": "python", "python version ": "python", "pytorch": "torch_field", "pytorch version ": "torch_field",
     "torch version": "torch_field", "torch": "torch_field", "jax version": "jax_field", "jaxlib version": "jaxlib_field",
-    "paddle version": "paddle_field", "paddlepaddle version": "paddle_field", "os version": "os", "platform": "os",
+    "paddle version": "paddle_field", "paddlepaddle version": "paddle_field", "paddle with cuda": "paddle_with_cuda",
+    "os version": "os", "platform": "os",
     "operating system": "os", "system": "os",
 }
 _FIELD_PREFIXES = (("tensorflow version", "tf"), ("python version", "python"), ("cuda/cudnn version", "cuda_cudnn"),
@@ -102,6 +103,18 @@ def fields(lines: list[str], offset: int) -> Iterator[Mention]:
         yield from _value(kind, value, offset + i, tier, how)
 
 
+#: A version with its component named before it, inside one CUDA/cuDNN answer: "CUDA 11.2", "cuDNN = 8.1.0.77",
+#: "cuda: 12.1", "CUDNN v8.9".
+_LABELLED_VERSION = re.compile(r"\b(cudnn|cuda)\s{0,2}(?:version)?\s{0,2}[:=]?\s{0,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,4}){0,2})",
+                               re.IGNORECASE)
+
+
+#: NVIDIA's cuDNN archive name: the CUDA it is for, then its own version ("cudnn-11.2-windows-x64-v8.1.0.77",
+#: "cudnn-linux-x86_64-8.9.7.29_cuda12-archive" is the newer shape and names no CUDA minor).
+_CUDNN_ARCHIVE = re.compile(r"\bcudnn-(\d{1,2}\.\d)-(?:windows|linux)[\w-]{0,20}?-v(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)",
+                            re.IGNORECASE)
+
+
 def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Mention]:
     value = value.strip().strip("`'\"").strip()
     if value.lower() in _NOT_A_VALUE:
@@ -121,11 +134,26 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
         if found:
             yield Mention("cudnn", found.group(0), line, tier, how)
     elif kind == "cuda_cudnn":
+        labelled = {label.lower(): number for label, number in _LABELLED_VERSION.findall(value)}
+        archive = _CUDNN_ARCHIVE.search(value)
+        if archive:
+            labelled = {"cuda": archive.group(1), **labelled, "cudnn": archive.group(2)}
+        if labelled:
+            # "cuDNN = 8.1.0.77" alone names no CUDA (tensorflow/tensorflow#58790); "CUDA 11.2 / cuDNN 8.1" both.
+            if "cuda" in labelled:
+                yield Mention("system_cuda", labelled["cuda"], line, tier, how)
+            if "cudnn" in labelled:
+                yield Mention("cudnn", labelled["cudnn"], line, tier, how)
+            return
         versions = re.findall(r"\d{1,2}\.\d{1,2}(?:\.\d{1,4})?", value)
         if versions:
             yield Mention("system_cuda", versions[0], line, tier, how)
         if len(versions) > 1:
             yield Mention("cudnn", versions[1], line, tier, how)
+    elif kind == "paddle_with_cuda":
+        # paddle.utils.summary_env / Paddle's issue form: "Paddle With CUDA: True" (a GPU build) or "False".
+        if value.lower() in ("true", "false"):
+            yield Mention(kind, value.lower(), line, tier, how)
     elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
         found = re.search(_VERSION if kind in ("torch_field", "tf") else _V, value)
         if found:
@@ -435,8 +463,9 @@ _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{
 _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 _P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
+#: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 _P_GPU = re.compile(
-    r"\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
+    r"(?<![#/._-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"

@@ -10,6 +10,8 @@
 - A torch version with its local tag in a sentence ("and got torch 2.12.1+cpu"), even after a bare one.
 - A PyTorch CUDA package index named anywhere (``--index-url https://download.pytorch.org/whl/cu124``, uv's index
   name ``pytorch-cu128`` in a pyproject): the user meant a CUDA build of torch, whatever got installed.
+- A container the report runs in: docker, podman, containerd, Kubernetes (``kubectl``, ``k get pods``, the GPU
+  operator) or the NVIDIA container toolkit named outside a negation ("without docker").
 
 Every pattern is bounded or anchored (linear time), run on lines cut to ``segment.MAX_LINE_CHARS``.
 """
@@ -109,3 +111,26 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
             # GeForce 10 and 16 series are GTX, 20 series on RTX (NVIDIA's product names).
             brand = "GTX" if model.startswith(("10", "16")) else "RTX"
             yield Mention("gpu", _gpu_name(f"GeForce {brand} {model}"), n, PROSE, "text (model number)")
+
+
+
+#: Container tooling, and what it says the machine runs in.
+_CONTAINER = re.compile(r"(?<![\w./-])(nvidia-docker2?|docker|podman|containerd|kubectl|kubernetes|k8s|k get pods|"
+                        r"gpu-operator|nvidia-container-(?:cli|toolkit|runtime))(?![\w-])", re.IGNORECASE)
+_CONTAINER_KIND = {"kubectl": "kubernetes", "k8s": "kubernetes", "k get pods": "kubernetes",
+                   "gpu-operator": "kubernetes", "kubernetes": "kubernetes", "podman": "podman",
+                   "containerd": "containerd"}
+_CONTAINER_NEGATION = re.compile(r"\b(?:not|no|without|outside|instead of)\b|n't\b", re.IGNORECASE)
+
+
+def container_facts(lines: list[str], offset: int) -> Iterator[Mention]:
+    """The container the report's machine runs in, from the tooling it names (first mention per line)."""
+    for i, line in enumerate(lines):
+        if len(line) > 2000:
+            continue
+        found = _CONTAINER.search(line)
+        if found is None or _CONTAINER_NEGATION.search(line[max(0, found.start() - 24):found.start()]):
+            continue
+        word = found.group(1).lower()
+        kind = _CONTAINER_KIND.get(word, "docker")
+        yield Mention("container", kind, offset + i + 1, MESSAGE, f"{found.group(1)} named")

@@ -83,7 +83,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     mentions: list[Mention] = []
     for extractor in (extract.fields, extract.packages, extract.tools, extract.messages_and_commands,
                       extract.prose, extract_builds.build_facts, extract_machine.machine_facts,
-                      libraries.library_facts, extract_stack.stack_packages, *extract_python.EXTRACTORS,
+                      extract_machine.container_facts, libraries.library_facts, extract_stack.stack_packages,
+                      *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
                       companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS,
                       *extract_conda_forge.EXTRACTORS):

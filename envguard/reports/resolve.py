@@ -59,7 +59,9 @@ def _on_jetson(r: Resolved) -> bool:
 
 
 def _comparable(value: str) -> str:
-    return value.lower().split("+")[0].strip().removesuffix(".0")
+    """One release however it is written: a local tag ("2.1.0+cu121") or Paddle's variant suffix ("2.4.2.post112",
+    which paddle.__version__ and summary_env's "Paddle version" leave out) does not make it another."""
+    return re.sub(r"\.post\d{1,4}$", "", value.lower().split("+")[0].strip()).removesuffix(".0")
 
 
 def _norm_gpu(name: str) -> str:
@@ -190,6 +192,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
             (f"NVIDIA JetPack {jetson.value}" if jetson.kind == "jetpack" else f"NVIDIA L4T r{jetson.value}")
             if jetson else None),
         glibc=glibc.group(1) if glibc else None,
+        container=container.value if (container := get("container")) else None,
         source=os_m.source if os_m else (jetson.source if jetson else "not reported"),
     )
     # NOTE: "no wheels for Python 3.11" names the Python the report is about only when nothing else names one.
@@ -320,6 +323,15 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                             source=jaxlib.source if jaxlib else build.source)
         elif build.name == "paddle":
             listed = pkgs.get("paddlepaddle-gpu") or pkgs.get("paddlepaddle")
+            if ".post" not in build.version:
+                # "Paddle version: 2.4.2" and "pip install paddlepaddle-gpu==2.4.2.post112" are one release; the
+                # suffix says which CUDA build (PaddlePaddle/Paddle#51859's summary_env and install command).
+                suffixed = {m.value: m for m in r.mentions if m.kind in ("package", "requested")
+                            and m.key in ("paddlepaddle", "paddlepaddle-gpu") and ".post" in m.value
+                            and _comparable(m.value) == _comparable(build.version)}
+                if len(suffixed) == 1:
+                    value, named = suffixed.popitem()
+                    build = replace(build, version=value, source=f"{build.source}; {value} in {named.source}")
             post = re.search(r"\.post(\d)(\d{1,2})$", build.version)
             image_cuda = r.get("paddle_cuda")
             if image_cuda is not None and build.cuda is None:
@@ -336,8 +348,13 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 # (https://www.paddlepaddle.org.cn/documentation/docs/en/install/pip/linux-pip_en.html).
                 digits = post.group(1) + post.group(2)
                 build = replace(build, cuda=f"{digits[:-1]}.{digits[-1]}", accelerator="cuda")
-            cpu_listed = "paddlepaddle" in pkgs and gpu_seen and pkgs["paddlepaddle"].tier >= FIELD
+            # NOTE: a "Paddle version" field names the release, not the package (paddlepaddle or -gpu).
+            cpu_listed = ("paddlepaddle" in pkgs and gpu_seen and pkgs["paddlepaddle"].tier >= FIELD
+                          and not pkgs["paddlepaddle"].how.startswith(("field:", "issue form:")))
             accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if cpu_listed else None)
+            with_cuda = r.get("paddle_with_cuda")
+            if with_cuda is not None:
+                accel = "cuda" if with_cuda.value == "true" else "cpu"
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
         out.append(build)
     return variants.adjust(r.mentions, tuple(out), system, gpu_seen, matrices)

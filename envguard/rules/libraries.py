@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from envguard.findings import Finding, Severity
+from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import (
     applicable_requirements,
@@ -219,7 +219,7 @@ class SystemLibrariesRule:
                        if family == "cudart" and snapshot.toolkit_list() and not libs else "")
                     + ", so it will skip the GPU.",
                     (build_evidence(tf), ev(f"{label} needed", needed, tf.source),
-                     ev(f"lib{family} found", ", ".join(found) or "none", "ldconfig, LD_LIBRARY_PATH, wheels")),
+                     _found_evidence(snapshot, family, found)),
                     "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
                     if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
                     f"install CUDA {needed} and cuDNN {cudnn} and put their "
@@ -355,3 +355,14 @@ class ToolkitRule:
             if hit is not None:
                 return hit
         return next((t for t in toolkits if "nvcc on PATH" in t.source), None)
+
+
+def _found_evidence(snapshot: Snapshot, family: str, found: list[str]) -> Evidence:
+    """What was found of a library family: on this machine, the loader's view; in a report, what the report lists
+    (and the toolkit it names, which is what says which runtime the system provides)."""
+    if not snapshot.from_report:
+        return ev(f"lib{family} found", ", ".join(found) or "none", "ldconfig, LD_LIBRARY_PATH, wheels")
+    toolkits = snapshot.toolkit_list()
+    if found or not toolkits:
+        return ev(f"lib{family} in the report", ", ".join(found) or "none listed", "report")
+    return ev("CUDA toolkit the report names", toolkits[0].version, toolkits[0].source)

@@ -69,11 +69,29 @@ class SignatureRule:
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
                 severity = Severity.ERROR
                 evidence.append(machine)
+            code, cause, check = sig.code, sig.cause, sig.check
+            if sig.id == FORWARD_COMPAT and snapshot.host.container:
+                # NOTE: in a container the newer user-mode driver is the image's cuda-compat libcuda: the image's CUDA
+                # is newer than the host driver, which forward compatibility cannot bridge on this GPU.
+                code, cause, check = "driver-too-old", _FORWARD_COMPAT_IN_CONTAINER, _FORWARD_COMPAT_CONTAINER_FIX
+                evidence.append(Evidence("container", snapshot.host.container, snapshot.origin))
             yield Finding(
-                sig.code, severity,
-                f"The report shows \"{line}\": {sig.cause}",
-                tuple(evidence), sig.check, sig.prov.source, SUBJECT,
+                code, severity,
+                f"The report shows \"{line}\": {cause}",
+                tuple(evidence), check, sig.prov.source, SUBJECT,
             )
+
+
+#: CUDA error 804 (cudaErrorCompatNotSupportedOnDevice): the user-mode driver loaded is newer than the kernel module.
+FORWARD_COMPAT = "cuda-forward-compat-unsupported-hw"
+_FORWARD_COMPAT_IN_CONTAINER = (
+    "In a container, the newer user-mode driver is the image's CUDA forward-compatibility libcuda (cuda-compat): "
+    "the image's CUDA is newer than the host driver supports, and forward compatibility runs only on data-centre "
+    "GPUs (CUDA Compatibility guide; cudaErrorCompatNotSupportedOnDevice, error 804), so the host driver is too old "
+    "for the image.")
+_FORWARD_COMPAT_CONTAINER_FIX = (
+    "nvidia-smi on the host (its 'CUDA Version' is the driver's newest CUDA) versus the image's CUDA; upgrade the "
+    "host driver, or use an image built for a CUDA the host driver supports.")
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
