@@ -1,0 +1,106 @@
+"""What the held-out sets J, K and L (stop 21) showed the report reader lacked, each class on its real lines.
+
+Every line here is verbatim from the thread named above it unless marked constructed."""
+
+from __future__ import annotations
+
+import pytest
+
+from envguard.findings import Severity
+from envguard.knowledge import load_matrices
+from envguard.reports import parse_environments
+from envguard.rules import run_rules
+from envguard.snapshot import Snapshot
+
+MATRICES = load_matrices()
+
+
+def _read(text: str) -> Snapshot:
+    return parse_environments(text, "report", MATRICES)[0].snapshot
+
+
+def _errors(text: str) -> set[str]:
+    env = parse_environments(text, "report", MATRICES)[0]
+    return {f.code for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings
+            if f.severity is Severity.ERROR}
+
+
+# PaddlePaddle/Paddle#52100: summary_env's block and the install command above it
+_PADDLE_SUMMARY = (
+    "python -m pip install paddlepaddle-gpu==2.4.2.post112 -f https://www.paddlepaddle.org.cn/whl/linux/mkl/avx/"
+    "stable.html\n\n"
+    "Paddle version: 2.4.2\nPaddle With CUDA: True\n\nOS: ubuntu 18.04\nPython version: 3.8.16\n\n"
+    "CUDA version: 11.2.142\nBuild cuda_11.2.r11.2/compiler.29558016_0\ncuDNN version: 8.1.1\n"
+    "Nvidia driver version: 440.33.01\nNvidia driver List:\nGPU 0: Tesla P40\n")
+
+
+def test_paddle_with_cuda_is_a_gpu_build_and_the_install_command_names_its_variant() -> None:
+    paddle = _read(_PADDLE_SUMMARY).framework("paddle")
+    assert paddle is not None
+    assert (paddle.version, paddle.accelerator, paddle.cuda) == ("2.4.2.post112", "cuda", "11.2")
+    errors = _errors(_PADDLE_SUMMARY)
+    assert "cpu-only-build" not in errors  # a "Paddle version" field is not the CPU package
+    assert "driver-too-old" in errors  # CUDA 11.2 needs >= 450.80.02; driver 440.33.01
+
+
+def test_paddle_with_cuda_false_is_a_cpu_build() -> None:
+    text = "Paddle version: 2.5.1\nPaddle With CUDA: False\n"  # constructed (summary_env's shape)
+    paddle = _read(text).framework("paddle")
+    assert paddle is not None and paddle.accelerator == "cpu"
+
+
+@pytest.mark.parametrize(("answer", "cuda", "cudnn"), [
+    ("cuDNN = 8.1.0.77", None, "8.1.0.77"),  # tensorflow/tensorflow#59963 (issue form)
+    ("CUDA v11.2, cudnn-11.2-windows-x64-v8.1.0.77", "11.2", "8.1.0.77"),  # tensorflow/tensorflow#62080
+    ("CUDA 10/ cuDNN7.4.1", None, "7.4.1"),  # corpus 152 (pytorch issue template)
+    ("11.8/8.6", "11.8", "8.6"),  # constructed: unlabelled, in the form's order
+])
+def test_cuda_cudnn_answer_is_read_by_its_labels(answer: str, cuda: str | None, cudnn: str) -> None:
+    snapshot = _read(f"### CUDA/cuDNN version\n\n{answer}\n")
+    toolkits = snapshot.toolkit_list()
+    assert (toolkits[0].version if toolkits else None) == cuda
+    assert [c.version for c in snapshot.cudnn] == [cudnn]  # type: ignore[union-attr]
+
+
+def test_a_url_line_anchor_is_not_a_gpu() -> None:
+    # PaddlePaddle/Paddle#53807 ("...nccl_utils.py#L35") and pytorch/pytorch#58434 ("inverse_warp.py#L77")
+    text = ("这样会导致的问题是，用新的镜像跑分布式，反而会踩上[这个distributed/utils/nccl_utils.py里面](https://github.com/"
+            "PaddlePaddle/Paddle/blob/develop/python/paddle/distributed/utils/nccl_utils.py#L35)的版本检查而报错退出。\n"
+            "paddle 2.4.2\n")
+    assert _read(text).gpu_list() == ()
+    # ... while a value after '=' still is one (corpus 610, vllm-project/vllm: "gpu==V100")
+    assert [g.name for g in _read("I have ubuntu-22.04, cuda==12.1, nvidia driver == 530, gpu==V100").gpu_list()] \
+        == ["V100"]
+
+
+@pytest.mark.parametrize(("text", "container"), [
+    ("Fresh Ubuntu 20.04 install with only containerd and drivers 450 installed.", "containerd"),  # gpu-operator#277
+    ("everything is good in docker v0.3.3, what should I do to use v0.4.3?", "docker"),  # vllm-project/vllm#5283
+    ("k get pods -n gpu-operator-resources", "kubernetes"),  # NVIDIA/gpu-operator#277
+    ("I run it on bare metal, not in docker. Driver 550.54.14", None),  # constructed
+])
+def test_the_container_a_report_runs_in(text: str, container: str | None) -> None:
+    assert _read(text + "\nNVIDIA driver 550.54.14\n").host.container == container
+
+
+def test_error_804_in_a_container_is_a_driver_too_old_for_the_image() -> None:
+    # vllm-project/vllm#5283 (its log line and the sentence naming docker)
+    line = ("vllm-openai_1  | (RayWorkerWrapper pid=3487) ERROR 06-05 16:30:08 worker_base.py:148] RuntimeError: "
+            "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on "
+            "non supported HW")
+    in_docker = _errors(line + "\neverything is good in docker v0.3.3, what should I do to use v0.4.3?\n")
+    assert "driver-too-old" in in_docker and "driver-library-mismatch" not in in_docker
+    # on a host (no container named) it stays what the catalogue says: the kernel module is older than libcuda
+    assert "driver-library-mismatch" in _errors(line + "\n")
+
+
+def test_missing_cuda_runtime_evidence_in_a_report_names_the_report_not_the_loader() -> None:
+    # constructed in TensorFlow's old issue template: TF 2.10 (CUDA 11.2) on Linux with a CUDA 10.1 toolkit named
+    text = ("- OS Platform and Distribution: Linux Ubuntu 18.04\n- TensorFlow version: 2.10.0\n"
+            "- CUDA/cuDNN version: CUDA 10.1 / cuDNN 7.6\n")
+    env = parse_environments(text, "report", MATRICES)[0]
+    finding = next(f for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings
+                   if f.code == "cuda-libs-missing")
+    assert all("LD_LIBRARY_PATH" not in e.source for e in finding.evidence)
+    assert any(e.fact == "CUDA toolkit the report names" for e in finding.evidence)
