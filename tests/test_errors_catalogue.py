@@ -1082,7 +1082,8 @@ INNOCENT: list[str] = [
     "WARNING: jax 0.4.30 does not provide the extra 'tpu'",
     # KosinskiLab/AlphaPulldown#237
     ('Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name: "rocm".'
-     ' Available platform names are: CUDA'),    # InternLM/lmdeploy#1108 (case 338): the CPU's SIGILL, not a CUDA kernel's illegal instruction
+     ' Available platform names are: CUDA'),
+    # InternLM/lmdeploy#1108 (case 338): the CPU's SIGILL, not a CUDA kernel's illegal instruction
     'Illegal instruction (core dumped)',
 ]
 

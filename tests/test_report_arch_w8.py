@@ -72,9 +72,9 @@ RuntimeError: FlashAttention only supports Ampere GPUs or newer.
 """
 
 # https://github.com/Dao-AILab/flash-attention/issues/1540 (title): an RTX 5090 (12.0), newer than Ampere.
-FLASH_1540 = """RTX 5090 support - built from scratch but still getting - RuntimeError: FlashAttention only supports Ampere GPUs or newer.
-!!! Exception during processing !!! FlashAttention only supports Ampere GPUs or newer.
-"""
+FLASH_1540 = ("RTX 5090 support - built from scratch but still getting - RuntimeError: FlashAttention only supports"
+              " Ampere GPUs or newer.\n"
+              "!!! Exception during processing !!! FlashAttention only supports Ampere GPUs or newer.\n")
 
 
 def test_flash_attn_on_a_gpu_below_ampere_is_an_error() -> None:
@@ -96,12 +96,14 @@ def test_flash_attn_alone_is_a_warning() -> None:
 # https://github.com/vllm-project/vllm/issues/1153
 VLLM_1153 = """I am getting this error on an AWS EC2 T4 g4dn.xlarge:
 
-ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 GPU has compute capability 7.5.
+ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. \
+Your Tesla T4 GPU has compute capability 7.5.
 """
 
 
 def test_vllm_bfloat16_names_the_gpu_and_is_no_finding() -> None:
-    gpus = [(g.name, g.compute_capability) for e in parse_environments(VLLM_1153, "t", M) for g in e.snapshot.gpu_list()]
+    gpus = [(g.name, g.compute_capability)
+            for e in parse_environments(VLLM_1153, "t", M) for g in e.snapshot.gpu_list()]
     assert ("Tesla T4", "7.5") in gpus
     assert not [f for f in findings(VLLM_1153, M) if f.severity is Severity.ERROR]
 
