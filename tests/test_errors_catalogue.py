@@ -945,6 +945,73 @@ LINES: list[tuple[str, Expected]] = [
     # michael-0brien/cryojax#559
     ("RuntimeError: jaxlib/cuda/versions_helpers.cc:81: operation cusparseGetProperty(MAJOR_VERSION, &major) failed: "
      "The cuSPARSE library was not found.", {'jax-cuda-component-not-found': {}}),
+    # ---- w8-arch -------------------------------------------------------------------------------------------------
+    # tianzhi0549/FCOS#385
+    ("ValueError: Unknown CUDA arch (8.6) or GPU not supported", {'torch-extension-unknown-arch': {}}),
+    # sczhou/ProPainter#21: torch's own raise line in the traceback, then its output
+    ('        raise ValueError("Unknown CUDA arch ({}) or GPU not supported".format(arch))',
+     {'torch-extension-unknown-arch': {}}),
+    ("    ValueError: Unknown CUDA arch (8.6) or GPU not supported", {'torch-extension-unknown-arch': {}}),
+    # pytorch/pytorch#166120
+    ("`ValueError: Unknown CUDA arch (10.1) or GPU not supported` from `utils/cpp_extension.py:_get_cuda_arch_flags`.",
+     {'torch-extension-unknown-arch': {}}),
+    # if-ai/ComfyUI-IF_Trellis#40
+    ("`RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+     {'flash-attn-requires-ampere': {'family': 'Ampere'}}),
+    # LlamaChinese/Llama-Chinese#307 (title)
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.",
+     {'flash-attn-requires-ampere': {'family': 'Ampere'}}),
+    # vllm-project/vllm#1284
+    ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla P100-PCIE-16GB GPU has "
+     "compute capability 6.0.",
+     {'vllm-bfloat16-needs-cc80': {'min_cc': '8.0', 'gpu': 'Tesla P100-PCIE-16GB', 'cc': '6.0'}}),
+    # xorbitsai/inference#3486
+    ("ValueError: [address=0.0.0.0:34479, pid=610] Bfloat16 is only supported on GPUs with compute capability of at "
+     "least 8.0. Your Tesla T4 GPU has compute capability 7.5. You can use float16 instead by explicitly setting the "
+     "`dtype` flag in CLI, for example: --dtype=half.",
+     {'vllm-bfloat16-needs-cc80': {'min_cc': '8.0', 'gpu': 'Tesla T4', 'cc': '7.5'}}),
+    # triton-lang/triton#8539
+    ("ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'", {'ptxas-gpu-name-undefined': {}}),
+    # pytorch/pytorch#90170 (case 137: Triton's bundled ptxas, a negative)
+    ("I got Value 'sm_89' is not defined for option 'gpu-name'", {'ptxas-gpu-name-undefined': {}}),
+    # QwenLM/Qwen2.5-Omni#247
+    ("ptxas C:\\Users\\ai\\AppData\\Local\\Temp\\tmpkoko0xtp.ptx, line 5; fatal   : Unsupported .version 8.8; "
+     "current version is '8.7'", {'ptxas-unsupported-ptx-version': {}}),
+    # PRONTOLab/GB-25#7
+    ("ptxas /tmp/mlir-gpumodname-nvptx64-nvidia-cuda-sm_90-a19424.ptx, line 5; fatal   : Unsupported .version 8.6; "
+     "current version is '8.4'", {'ptxas-unsupported-ptx-version': {}}),
+    # pytorch/pytorch#95082 (case 138, a negative)
+    ("Internal Triton PTX codegen error: ptxas /tmp/filelSnH8K, line 6; error   : PTX .version 7.4 does not support "
+     ".target sm_89", {'ptx-isa-too-old-for-target': {}}),
+    # facebookresearch/SparseConvNet#136 (title)
+    ("RuntimeError: CUDA error: invalid device function", {'cuda-invalid-device-function': {}}),
+    # daerduoCarey/PyTorchEMD#11
+    ("`THCudaCheck FAIL file=/home/user/hdd/github/PyTorchEMD/cuda/emd_kernel.cu line=190 error=98 : invalid device "
+     "function", {'cuda-invalid-device-function': {}}),
+    # zai-org/VisualGLM-6B#3 (title)
+    ("web_demo_hf.py报错：RuntimeError: GET was unable to find an engine to execute this computation",
+     {'cudnn-no-engine-found': {}}),
+    # facebookresearch/DeepSDF#40
+    ("RuntimeError: CUDA error: unspecified launch failure", {'cuda-unspecified-launch-failure': {}}),
+    # AlexeyAB/darknet#8656
+    ("CUDA Error: an illegal instruction was encountered: Resource temporarily unavailable",
+     {'cuda-illegal-instruction': {}}),
+    # lllyasviel/Fooocus#530
+    ("RuntimeError: CUDA error: an illegal instruction was encountered", {'cuda-illegal-instruction': {}}),
+    # NVIDIA/TensorRT-LLM#11313
+    ("Search for `cudaErrorIllegalInstruction' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES"
+     ".html for more information.", {'cuda-illegal-instruction': {}}),
+    # open-mmlab/mmdetection#2342
+    ("  what():  CUDA error: misaligned address (insert_events at /pytorch/c10/cuda/CUDACachi",
+     {'cuda-misaligned-address': {}}),
+    # Comfy-Org/ComfyUI#10629
+    ("CUDA error: operation not supported", {'cuda-operation-not-supported': {}}),
+    # rapidsai/dask-cuda#816
+    ("CUDARuntimeError: cudaErrorNotSupported: operation not supported", {'cuda-operation-not-supported': {}}),
+    # xorbitsai/inference#805
+    ('RuntimeError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL '
+     'ASSERT FAILED at "../aten/src/ATen/cuda/CUDAContext.cpp":50, please report a bug to PyTorch.',
+     {'torch-device-index-out-of-range': {}}),
 ]
 
 
@@ -1031,6 +1098,8 @@ INNOCENT: list[str] = [
     # KosinskiLab/AlphaPulldown#237
     ('Unable to initialize backend \'rocm\': NOT_FOUND: Could not find registered platform with name: "rocm".'
      ' Available platform names are: CUDA'),
+    # InternLM/lmdeploy#1108 (case 338): the CPU's SIGILL, not a CUDA kernel's illegal instruction
+    'Illegal instruction (core dumped)',
 ]
 
 

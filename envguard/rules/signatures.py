@@ -11,7 +11,7 @@ from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
-from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence
+from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc
 from envguard.rules.corroborate import SUBJECT
 from envguard.snapshot import Snapshot, Unavailable
 
@@ -23,6 +23,13 @@ if TYPE_CHECKING:
 _UNTESTED_PYTHON = frozenset({"webui-untested-python"})
 #: pip finding no release to install ("Could not find a version that satisfies", "No matching distribution found").
 _PIP_FOUND_NONE = re.compile(r"Could not find a version that|No matching distribution found for")
+#: A library's "only supports <Family> GPUs or newer" (errors.toml, a `family` group): an error when every GPU the
+#: report names is below the family's lowest compute capability (gpu-arch.toml).
+_FAMILY_FLOOR = frozenset({"flash-attn-requires-ampere"})
+#: torch's cpp_extension naming an arch it does not know: an error when that arch is a reported GPU's own capability
+#: (the GPU is newer than the torch release), not only a TORCH_CUDA_ARCH_LIST entry.
+_OWN_ARCH = frozenset({"torch-extension-unknown-arch"})
+_UNKNOWN_ARCH = re.compile(r"Unknown CUDA arch \((\d{1,2}\.\d)(?:\+PTX)?\)", re.IGNORECASE)
 
 
 class SignatureRule:
@@ -64,6 +71,14 @@ class SignatureRule:
                 # interpreter is the cause.
                 severity = Severity.ERROR
                 evidence.append(Evidence("pip", failed[:160], snapshot.origin))
+            elif sig.id in _FAMILY_FLOOR and severity is Severity.WARNING and \
+                    (below := _below_family(match, snapshot, matrices)) is not None:
+                severity = Severity.ERROR
+                evidence.append(below)
+            elif sig.id in _OWN_ARCH and severity is Severity.WARNING and \
+                    (own := _gpu_of_arch(match, snapshot, matrices)) is not None:
+                severity = Severity.ERROR
+                evidence.append(own)
             elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
@@ -103,6 +118,39 @@ def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
     if not isinstance(driver, Unavailable) and driver.version:
         return Evidence("NVIDIA driver", driver.version, driver.source)
     return None
+
+
+def _below_family(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """Evidence that every GPU the report names is older than the family the message requires (None otherwise)."""
+    family = match.groups.get("family", "").strip().lower()
+    ccs = [a.cc for a in matrices.gpu_arch.archs if family and a.family.lower() == family]
+    if not ccs:
+        return None
+    floor = min(ccs, key=_cc_key)
+    gpus = [(g, cc, where) for g in snapshot.gpu_list() for cc, where in [gpu_cc(g, matrices)]]
+    if not gpus or any(cc is None or _cc_key(cc) >= _cc_key(floor) for _, cc, _ in gpus):
+        return None
+    named = ", ".join(f"GPU {g.index}: {g.name}, compute capability {cc}" for g, cc, _ in gpus)
+    return Evidence("GPU below the required family", f"{named}; {family.title()} starts at compute capability "
+                    f"{floor}", f"{gpus[0][2]}; gpu-arch.toml {family.title()} rows")
+
+
+def _gpu_of_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """Evidence that the arch the message names is the compute capability of a GPU the report names."""
+    found = _UNKNOWN_ARCH.search(match.line)
+    if found is None:
+        return None
+    for gpu in snapshot.gpu_list():
+        cc, where = gpu_cc(gpu, matrices)
+        if cc == found.group(1):
+            return Evidence(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}: the arch the message names",
+                            where)
+    return None
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    major, _, minor = cc.partition(".")
+    return (int(major), int(minor or 0)) if major.isdigit() and (minor or "0").isdigit() else (0, 0)
 
 
 def _excerpt(match: SignatureMatch, width: int = 160) -> str:
