@@ -141,6 +141,9 @@ LINES: list[tuple[str, Expected]] = [
     # a public repository's setup notes (crawl4ai MCP server; code corpus)
     ("  ╰─▶ Because torch==2.2.2 has no wheels with a matching Python ABI tag (e.g., `cp313`) and crawl4ai-mcp==0.1.0",
      {"uv-no-wheels-for-python": {}}),
+    # sgl-project/sglang#14116 (the message as the reporter quoted it)
+    ('"GPUs with compute capability < 8.0 are not supported."',
+     {"gpu-capability-below-software-floor": {"min_cc": "8.0"}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),

@@ -104,3 +104,30 @@ def test_missing_cuda_runtime_evidence_in_a_report_names_the_report_not_the_load
                    if f.code == "cuda-libs-missing")
     assert all("LD_LIBRARY_PATH" not in e.source for e in finding.evidence)
     assert any(e.fact == "CUDA toolkit the report names" for e in finding.evidence)
+
+
+def test_invokeai_dependency_json_is_a_package_listing() -> None:
+    # invoke-ai/InvokeAI#7934: the issue form's "Python dependencies" answer (excerpt, its padding kept)
+    text = ('### GPU model\n\nRTX 5060 TI \n\n### Python dependencies\n\n{\n    "version": "5.10.0", \n'
+            '    "dependencies": {\n        "python"      : "3.11.10"     , \n'
+            '        "torch"       : "2.6.0+cu124" , \n        "torchvision" : "0.21.0+cu124", \n'
+            '        "xformers"    : null            \n    }, \n')
+    snapshot = _read(text)
+    torch = snapshot.framework("torch")
+    assert torch is not None and (torch.version, torch.cuda) == ("2.6.0+cu124", "12.4")
+    assert snapshot.python.version == "3.11.10"  # type: ignore[union-attr]
+    assert "arch-unsupported" in _errors(text)  # CUDA 12.4 predates compute capability 12.x (RTX 5060 Ti)
+
+
+def test_a_cut_torch_driver_message_and_a_chinese_driver_number() -> None:
+    # vllm-project/vllm#1772 (the whole error line the reporter pasted)
+    assert "driver-too-old" in _errors("RuntimeError: The NVIDIA driver on your system is too old\n")
+    # vllm-project/vllm#5035 (its title: "NVIDIA's newest driver 555.85, vllm fails")
+    driver = _read("[Bug]: 英伟达最新驱动555.85，vllm运行报错\n").driver
+    assert driver.version == "555.85"  # type: ignore[union-attr]
+
+
+def test_software_refusing_gpus_below_its_floor() -> None:
+    # vllm-project/vllm#463: vLLM 0.1.2's setup.py on an A100 + P100 machine
+    assert "arch-unsupported" in _errors(
+        "RuntimeError: GPUs with compute capability less than 7.0 are not supported.\n")

@@ -180,6 +180,9 @@ _CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60}
                         r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
+#: A JSON object's "name": "version" line, as InvokeAI's "Python dependencies" issue-form answer lists its
+#: environment ('"torch"       : "2.6.0+cu124" ,', invoke-ai/InvokeAI#9323's listing has the same shape).
+_JSON_DEPENDENCY = re.compile(r'^"([A-Za-z][A-Za-z0-9._-]{0,60})"\s{0,40}:\s{0,4}"(\d[\w.+!-]{0,40})"\s{0,40},?$')
 #: The interpreter's version in a conda list row (CPython 3.x; PyPy lists itself as "pypy").
 _CONDA_PYTHON = re.compile(r"3\.\d{1,2}\.\d{1,3}$")
 
@@ -226,6 +229,14 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
         match = _PIP_LIST.match(text)
         if match and _INTERESTING.match(normalize_name(match.group(1))):
             yield Mention("package", match.group(2), n, TOOL, "pip list", normalize_name(match.group(1)))
+            continue
+        match = _JSON_DEPENDENCY.match(text)
+        if match:
+            name = normalize_name(match.group(1))
+            if name == "python" and _CONDA_PYTHON.match(match.group(2)):
+                yield Mention("python", match.group(2), n, TOOL, "dependency listing (JSON): python")
+            elif _INTERESTING.match(name):
+                yield Mention("package", match.group(2), n, TOOL, "dependency listing (JSON)", name)
             continue
         if text.lower().startswith("name:") and i + 1 < len(lines):
             nxt = lines[i + 1].strip()
@@ -462,7 +473,9 @@ _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
 _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
-_P_DRIVER = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
+#: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
+_P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
+                       r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 _P_GPU = re.compile(
     r"(?<![#/._-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
