@@ -144,6 +144,14 @@ LINES: list[tuple[str, Expected]] = [
     # sgl-project/sglang#14116 (the message as the reporter quoted it)
     ('"GPUs with compute capability < 8.0 are not supported."',
      {"gpu-capability-below-software-floor": {"min_cc": "8.0"}}),
+    # RVC-Boss/GPT-SoVITS#490 (a system cuDNN 8 on LD_LIBRARY_PATH beside torch's pip cuDNN)
+    ("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda/lib64/libcudnn_cnn_train.so.8: undefined "
+     "symbol: _ZN5cudnn3cnn34layerNormFwd_execute_internal_implERKNS_7backend11VariantPackEP11CUstream_stRNS0_18Layer"
+     "NormFwdParamsERKNS1_20NormForwardOperationEmb, version libcudnn_cnn_infer.so.8",
+     {"cudnn-sublibraries-from-two-installs": {"lib": "libcudnn_cnn_train.so.8"}}),
+    # nanoporetech/dorado#166: the missing symbol is in an old CUDA's libnvrtc, not in cuDNN
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/Cluster-Apps/cuda/8.0/lib64/libnvrtc.so: "
+     "undefined symbol: nvrtcGetCUBIN", {"cudnn-cublas-loader-missing-library": {"lib": "libcudnn_cnn_infer.so.8"}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),
