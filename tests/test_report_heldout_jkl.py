@@ -131,3 +131,17 @@ def test_software_refusing_gpus_below_its_floor() -> None:
     # vllm-project/vllm#463: vLLM 0.1.2's setup.py on an A100 + P100 machine
     assert "arch-unsupported" in _errors(
         "RuntimeError: GPUs with compute capability less than 7.0 are not supported.\n")
+
+
+def test_a_versioned_cuda_prefix_is_the_installed_toolkit_only_when_it_is_the_only_one() -> None:
+    # andimarafioti/florence2-finetuning#2: one prefix named
+    one = _read("Could not load library libcudnn_cnn_train.so.8. Error: /usr/local/cuda-12.1/lib/libcudnn_cnn_train.so.8"
+                ": undefined symbol: _ZN5cudnn3cnn34layerNormFwd_execute_internal_implERKNS_7backend11VariantPackEP11CU"
+                "stream_stRNS0_18LayerNormFwdParamsERKNS1_20No\n")
+    assert [t.version for t in one.toolkit_list()] == ["12.1"]
+    # corpus 143 (discuss.pytorch.org): an `ls -l /usr/local` with four toolkits, none known to be the one used
+    several = _read("drwxr-xr-x 20 root root 4.0K Oct  9 13:00 /usr/local/cuda-10.2/\n"
+                    "lrwxrwxrwx  1 root root   20 Jul 22 13:37 /usr/local/cuda -> /usr/local/cuda-10.1/\n"
+                    "drwxr-xr-x 25 root root 4.0K Jun 23 21:23 /usr/local/cuda-11.0/\n"
+                    "torch 1.9.0+cu102\n")
+    assert several.toolkit_list() == ()

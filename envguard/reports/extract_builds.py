@@ -318,8 +318,20 @@ def _form_gpu_answer(lines: list[str], i: int, n: int, answer: re.Pattern[str], 
         yield Mention(GPU_PRESENT, found[1].strip()[:60], found[0] + 1 + (n - i - 1), FIELD, how)
 
 
+#: Mention kind: a versioned CUDA install prefix named in the report (resolve takes it as the system's toolkit only
+#: when the report names one version so, and nothing stronger).
+CUDA_PREFIX = "cuda_prefix"
+#: The CUDA installers' default prefix, /usr/local/cuda-X.Y (NVIDIA's Linux installation guide): a path under it
+#: ("/usr/local/cuda-12.1/lib/libcudnn_cnn_train.so.8", "export PATH=/usr/local/cuda-11.8/bin") shows that toolkit
+#: is installed. The bare /usr/local/cuda symlink names no version.
+_CUDA_PREFIX = re.compile(r"(?<![\w.-])/usr/local/cuda-(\d{1,2}\.\d)(?=/|\s|$|[`'\":;,)])")
+
+
 def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
     line = lines[i]
+    prefix = _CUDA_PREFIX.search(line) if "/usr/local/cuda-" in line else None
+    if prefix:
+        yield Mention(CUDA_PREFIX, prefix.group(1), n, PROSE, f"path /usr/local/cuda-{prefix.group(1)}")
     if _WIN_PROMPT.match(line):
         yield Mention("os", "Windows", n, MESSAGE, "Windows command prompt")
     if ".whl" in line:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
-from envguard.reports import companions, variants
+from envguard.reports import companions, extract_builds, variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
@@ -218,6 +218,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     toolkits: tuple[CudaToolkit, ...] | Unavailable = Unavailable(
         "the report names no CUDA toolkit", ("report",), NOT_REPORTED)
     runtime = get("cuda_runtime") or get("image_cuda") or get("system_cuda")
+    prefixes = {m.value: m for m in r.mentions if m.kind == extract_builds.CUDA_PREFIX}
+    if runtime is None and len(prefixes) == 1:
+        # NOTE: one /usr/local/cuda-X.Y named is the toolkit installed; several are several installs, none known used.
+        runtime = next(iter(prefixes.values()))
     named_frameworks = any(m.kind in ("torch", "torch_prose", "torch_message", "tf", "tf_prose", "tf_message")
                            or (m.kind == "package" and m.key in ("torch", "pytorch", "tensorflow", "jaxlib",
                                                                   "paddlepaddle", "paddlepaddle-gpu"))

@@ -29,6 +29,7 @@ from envguard.reports.extract_builds import (
     CONDA_TORCH_REQUEST,
     CONDA_VARIANT,
     CPU_CLAIM,
+    CUDA_PREFIX,
     CUDA_REQUEST,
     GPU_PRESENT,
 )
@@ -43,8 +44,8 @@ JAX_PLATFORMS_SOURCE = "https://docs.jax.dev/en/latest/installation.html"
 #: tensorflow-gpu) for both Linux and Windows."
 TF_21_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0"
 #: Kinds whose differing values are several facts, not a contradiction (two CUDA requests, two sentences).
-UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_REQUEST, GPU_PRESENT,
-                 TORCH_CHANNEL, TORCH_CONDA_BUILD)
+UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_PREFIX, CUDA_REQUEST,
+                 GPU_PRESENT, TORCH_CHANNEL, TORCH_CONDA_BUILD)
 _DISTRIBUTION = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib", "paddle": "paddlepaddle"}
 
 
