@@ -991,7 +991,8 @@ LINES: list[tuple[str, Expected]] = [
     # oobabooga/textgen#3104 (the quote after "dependencies", as posted)
     ('OSError: [WinError 126] The specified module could not be found. Error loading '
      '"C:\\Users\\User\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\'
-     'caffe2_nvrtc.dll or one of its dependencies".', {'torch-windows-cuda-dll-load-failed': {'lib': 'caffe2_nvrtc.dll'}}),
+     'caffe2_nvrtc.dll or one of its dependencies".',
+     {'torch-windows-cuda-dll-load-failed': {'lib': 'caffe2_nvrtc.dll'}}),
     # qllokirin/ATRI-plugin#3
     ("Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.",
      {'windows-vc-redist-missing': {}}),
