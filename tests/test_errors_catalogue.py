@@ -1023,6 +1023,140 @@ LINES: list[tuple[str, Expected]] = [
     ('RuntimeError: CUDA call failed lazily at initialization with error: device >= 0 && device < num_gpus INTERNAL '
      'ASSERT FAILED at "../aten/src/ATen/cuda/CUDAContext.cpp":50, please report a bug to PyTorch.',
      {'torch-device-index-out-of-range': {}}),
+    # ---- w8-libs ----
+    # YaoFANGUK/video-subtitle-extractor#247 (title)
+    ("Could not locate zlibwapi.dll. Please make sure it is in your library path!",
+     {'cudnn-zlibwapi-missing': {'lib': 'zlibwapi.dll'}}),
+    # boy1dr/SpleeterGui#206: a log line of the run
+    ("Could not locate zlibwapi.dll. Please make sure it is in your library path!\nFinished processing all songs",
+     {'cudnn-zlibwapi-missing': {'lib': 'zlibwapi.dll'}}),
+    # darglein/ADOP#63
+    ("  what():  nvrtc: error: failed to open libnvrtc-builtins.so.11.2.",
+     {'nvrtc-builtins-missing': {'lib': 'libnvrtc-builtins.so.11.2'}}),
+    # chainer/chainer#4813 (unversioned)
+    ("Exception in main training loop: nvrtc: error: failed to open libnvrtc-builtins.so.",
+     {'nvrtc-builtins-missing': {'lib': 'libnvrtc-builtins.so'}}),
+    # NVIDIA/cutile-python#57 (title)
+    ("[BUG]: Error loading nvrtc-builtins64_131.dll",
+     {'nvrtc-builtins-missing': {'lib': 'nvrtc-builtins64_131.dll'}}),
+    # cupy/cupy#4396 (title, capitalised)
+    ("CuPy Failed to Open nvrtc-builtins64_111.dll NVRTC_ERROR_BUILTIN_OPERATION_FAILURE (7)",
+     {'nvrtc-builtins-missing': {'lib': 'nvrtc-builtins64_111.dll'}}),
+    # nanoporetech/medaka#472
+    ("Could not load symbol cublasGetSmCountTarget from libcublas.so.11. Error: "
+     "/usr/local/cuda/targets/x86_64-linux/lib/libcublas.so.11: undefined symbol: cublasGetSmCountTarget ",
+     {'cudnn-optional-symbol-missing': {'symbol': 'cublasGetSmCountTarget', 'lib': 'libcublas.so.11'}}),
+    # auspicious3000/SpeechSplit#73
+    ("Could not load symbol cublasGetSmCountTarget from cublas64_11.dll. Error code 127",
+     {'cudnn-optional-symbol-missing': {'symbol': 'cublasGetSmCountTarget', 'lib': 'cublas64_11.dll'}}),
+    # xmake-io/xmake#4686
+    ("CUDA API Error at line 28: CUDA driver is a stub library",
+     {'cuda-driver-stub-library': {}}),
+    # fboulnois/stable-diffusion-docker#22
+    ("/usr/local/lib/python3.8/dist-packages/torch/cuda/__init__.py:83: UserWarning: CUDA initialization: Unexpected "
+     "error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have "
+     "already set an error? Error 34: CUDA driver is a stub library (Triggered internally at  "
+     "../c10/cuda/CUDAFunctions.cpp:109.)", {'cuda-driver-stub-library': {}}),
+    # pytorch/pytorch#87279 (title)
+    ("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by"
+     " /home/***/lib/python3.10/site-packages/torch/lib/libtorch_python.so)",
+     {'libstdcxx-version-not-found': {'lib': 'libstdc++.so.6'}}),
+    # ai4d-iasc/trixie#97 (GLIBCXX_3.4.29, a conda environment's own copy)
+    ("/gpfs/home/xxx/anaconda3/envs/xxx/bin/../lib/libstdc++.so.6: version `GLIBCXX_3.4.29' not found",
+     {'libstdcxx-version-not-found': {'lib': 'libstdc++.so.6'}}),
+    # sophgo/LLM-TPU#166
+    ("ImportError: /lib/libstdc++.so.6: version `GLIBCXX_3.4.32' not found (required by "
+     "/usr/local/lib64/python3.11/site-packages/torch/lib/libtorch_python.so)",
+     {'libstdcxx-version-not-found': {'lib': 'libstdc++.so.6'}}),
+    # pytorch/pytorch#131662 (a Jupyter error's JSON, escaped quotes)
+    ('"message": "[WinError 126] The specified module could not be found. Error loading \\"c:\\\\Users\\\\Noor'
+     '\\\\anaconda3\\\\envs\\\\DL\\\\Lib\\\\site-packages\\\\torch\\\\lib\\\\fbgemm.dll\\" or one of its '
+     'dependencies.",', {'torch-windows-dll-load-failed': {'lib': 'fbgemm.dll'}}),
+    # RetroUpgrade-YouTube/Hi3DGen_1Click_installer#3
+    ('OSError: [WinError 126] The specified module could not be found. Error loading '
+     '"C:\\Hi3DGen_1Click_v04-Triton\\code\\venv\\lib\\site-packages\\torch\\lib\\fbgemm.dll" or one of its '
+     'dependencies.', {'torch-windows-dll-load-failed': {'lib': 'fbgemm.dll'}}),
+    # zai-org/ChatGLM3#69
+    ('OSError: [WinError 126] \u627e\u4e0d\u5230\u6307\u5b9a\u7684\u6a21\u5757\u3002 Error loading '
+     '"D:\\python\\lib\\site-packages\\torch\\lib\\cudnn_cnn_infer64_8.dll" or one of its dependencies.',
+     {'torch-windows-cuda-dll-load-failed': {'lib': 'cudnn_cnn_infer64_8.dll'}}),
+    # oobabooga/textgen#3104 (the quote after "dependencies", as posted)
+    ('OSError: [WinError 126] The specified module could not be found. Error loading '
+     '"C:\\Users\\User\\AppData\\Local\\Programs\\Python\\Python310\\lib\\site-packages\\torch\\lib\\'
+     'caffe2_nvrtc.dll or one of its dependencies".',
+     {'torch-windows-cuda-dll-load-failed': {'lib': 'caffe2_nvrtc.dll'}}),
+    # qllokirin/ATRI-plugin#3
+    ("Microsoft Visual C++ Redistributable is not installed, this may lead to the DLL load failure.",
+     {'windows-vc-redist-missing': {}}),
+    # tensorflow/tensorflow#38262
+    ("ImportError: Could not find the DLL(s) 'msvcp140.dll or msvcp140_1.dll'. TensorFlow requires that these DLLs be "
+     "installed in a directory that is named in your %PATH% environment variable.", {'windows-vc-redist-missing': {}}),
+    # tensorflow/tensorflow#18503 (comment)
+    ("**Error:** ImportError: DLL load failed while importing _pywrap_tensorflow_internal: The specified module could "
+     "not be found.", {'tf-windows-pywrap-dll-load-failed': {}}),
+    # tensorflow/tensorflow#63082 (title)
+    ("DLL load failed while importing _pywrap_tensorflow_internal: A dynamic link library (DLL) initialization routine "
+     "failed.", {'tf-windows-pywrap-dll-load-failed': {}}),
+    # bitsandbytes-foundation/bitsandbytes#572 (title)
+    ("CUDA Setup failed despite GPU being available", {'bitsandbytes-cuda-setup-failed': {}}),
+    # bitsandbytes-foundation/bitsandbytes#492 (wrapped at the terminal's width)
+    ("        CUDA Setup failed despite GPU being available. Please run the following ",
+     {'bitsandbytes-cuda-setup-failed': {}}),
+    # zjunlp/DeepKE#503
+    ("D:\\ProgramData\\Anaconda3\\envs\\deepke-llm\\lib\\site-packages\\bitsandbytes\\cextension.py:34: UserWarning: "
+     "The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit multiplication, "
+     "and GPU quantization are unavailable.", {'bitsandbytes-cpu-library-loaded': {}}),
+    # hyperonym/basaran#3 (older wording)
+    ("/opt/conda/lib/python3.10/site-packages/bitsandbytes/cextension.py:31: UserWarning: The installed version of "
+     "bitsandbytes was compiled without GPU support. 8-bit optimizers and GPU quantization are unavailable.",
+     {'bitsandbytes-cpu-library-loaded': {}}),
+    # PromtEngineer/localGPT#632
+    ("/home/21zz42/L-factor/app/localGPT/.venv/lib/python3.10/site-packages/torch/cuda/__init__.py:611: UserWarning: "
+     "Can't initialize NVML", {'torch-cant-initialize-nvml': {}}),
+    # Unstructured-IO/unstructured-api#418
+    ("2024-05-20 12:44:22 /home/notebook-user/.local/lib/python3.10/site-packages/torch/cuda/__init__.py:619: "
+     "UserWarning: Can't initialize NVML", {'torch-cant-initialize-nvml': {}}),
+    # jiaw-z/CoR-GS#23
+    ("RuntimeError: No CUDA GPUs are available`", {'torch-no-cuda-gpus-available': {}}),
+    # KeYang8/WITT#34
+    ("> RuntimeError: No CUDA GPUs are available torch.cuda.is_available() is Ture Why did this error occur",
+     {'torch-no-cuda-gpus-available': {}}),
+    # microsoft/nni#2916 (title)
+    ("cuda runtime error (38) : no CUDA-capable device is detected at ..\\aten\\src\\THC\\THCGeneral.cpp:50",
+     {'cuda-no-device-detected': {}}),
+    # NVIDIA/cuda-samples#34 (the enum name)
+    ('CUDA error at ../../Common/helper_cuda.h:791 code=100(cudaErrorNoDevice) "cudaGetDeviceCount(&device_count)"',
+     {'cuda-no-device-detected': {}}),
+    # jax-ml/jax#28376: TensorFlow/XLA's cuInit form stays tf-cuinit-no-device
+    ("2025-04-29 09:53:32.455092: E external/xla/xla/stream_executor/cuda/cuda_platform.cc:51] failed call to cuInit: "
+     "INTERNAL: CUDA error: Failed call to cuInit: CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected",
+     {'tf-cuinit-no-device': {}}),
+    # cwpearson/stencil#11
+    ("/ccs/home/merth/pearson/stencil/include/stencil/local_domain.cuh@54: CUDA Runtime Error(46): all CUDA-capable "
+     "devices are busy or unavailable", {'cuda-devices-busy-or-unavailable': {}}),
+    # ggml-org/llama.cpp#11841 (title)
+    ("Misc. bug: CUDA error: CUDA-capable device(s) is/are busy or unavailable from `cudaSetDevice(device)`",
+     {'cuda-devices-busy-or-unavailable': {}}),
+    # KosinskiLab/AlphaPulldown#571
+    ("jaxlib.xla_extension.XlaRuntimeError: FAILED_PRECONDITION: No visible GPU devices.",
+     {'jax-no-visible-gpu-devices': {}}),
+    # alpa-projects/alpa#452 (title)
+    ("[BUG]Backend 'gpu' failed to initialize: FAILED_PRECONDITION: No visible GPU devices.",
+     {'jax-no-visible-gpu-devices': {}}),
+    # google-research/maxim#32
+    ("I1025 08:07:07.369699 139768635004736 xla_bridge.py:357] Unable to initialize backend 'cuda': module "
+     "'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'", {'jax-cpu-jaxlib-no-gpu-client': {}}),
+    # google-deepmind/clrs#98
+    ("\"Unable to initialize backend 'cuda'\": module 'jaxlib.xla_extension' has no attribute 'GpuAllocatorConfig'",
+     {'jax-cpu-jaxlib-no-gpu-client': {}}),
+    # ninja-build/ninja#2595
+    ("/usr/include/crt/host_config.h:139:2: error: #error -- unsupported GNU version! gcc versions later than 11 are "
+     "not supported! The nvcc flag '-allow-unsupported-compiler' can be used to override this version check; however, "
+     "using an unsupported host compiler may cause compilation failure or incorrect run time execution. Use at your "
+     "own risk.", {'nvcc-host-gcc-too-new': {}}),
+    # madhawav/YOLO3-4-Py#140
+    ("129 | #error -- unsupported GNU version! gcc versions later than 8 are not supported!",
+     {'nvcc-host-gcc-too-new': {}}),
 ]
 
 
@@ -1081,8 +1215,12 @@ INNOCENT: list[str] = [
     ('2019-12-03 03:48:46.492801: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1115] Created TensorFlow device'
      ' (/job:localhost/replica:0/task:0/device:GPU:0 with 10312 MB memory) -> physical GPU (device: 0, name: GeForce'
      ' RTX 2080 Ti, pci bus id: 0000:b5:00.0, compute capability: 7.5)'),
-    ("ImportError: /usr/lib/x86_64-linux-gnu/libstdc++.so.6: version `GLIBCXX_3.4.30' not found (required by"
-     ' /home/***/lib/python3.10/site-packages/torch/lib/libtorch_python.so)'),
+    # bitsandbytes naming the CUDA binary it loaded (bitsandbytes-foundation/bitsandbytes#1559)
+    'WARNING: BNB_CUDA_VERSION=124 environment variable detected; loading libbitsandbytes_cuda124.so.',
+    # an image's link-time stub folder on LIBRARY_PATH is the normal nvidia/cuda:*-devel setting, not evidence
+    'LIBRARY_PATH=/usr/local/cuda/lib64/stubs',
+    # torch loading a DLL without an error
+    'Successfully loaded C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll',
     ('ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from versions: 1.13.1,'
      ' 1.13.2, 1.14.0, 1.15.0, 1.15.2, 1.15.3, 1.15.4, 1.15.5, 2.0.0, 2.0.1, 2.0.2, 2.0.3, 2.0.4, 2.1.0, 2.1.1,'
      ' 2.1.2, 2.1.3, 2.1.4, '),
