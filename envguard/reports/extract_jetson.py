@@ -37,18 +37,21 @@ PYTORCH_INDEX = "download.pytorch.org"
 
 _PIP = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
 _REQUIREMENT = {
-    "torch": re.compile(r"(?<![\w./+-])torch(?![\w.+-]|\s{0,2}[<>=!~]{1,3}\s{0,2}[\w.]{0,20}\+nv)"),
-    "tensorflow": re.compile(r"(?<![\w./+-])tensorflow(?:-gpu)?(?![\w.+-]|\s{0,2}[<>=!~]{1,3}\s{0,2}[\w.]{0,20}\+nv)"),
+    "torch": re.compile(r"(?<![\w./+-])torch(?![\w.+-])"),
+    "tensorflow": re.compile(r"(?<![\w./+-])tensorflow(?:-gpu)?(?![\w.+-])"),
 }
-_INDEX_OPTION = re.compile(r"(?:^|\s)(?:-i|-f|--index-url|--extra-index-url|--find-links)(?:\s{1,4}|=)['\"]?(\S{1,300})")
+_INDEX_OPTION = re.compile(r"(?:^|\s)(?:-i|-f|--index-url|--extra-index-url|--find-links)(?:\s{1,4}|=)['\"]?"
+                           r"(\S{1,300})")
 #: NVIDIA's Jetson wheels and images: +nv23.05 / .nv23.06 version tags, the redist/jp URLs, jetson-ai-lab, l4t images.
 _NVIDIA = re.compile(r"(?:\+|\.|\b)nv(?:1[89]|2\d)\.\d{1,2}\b|developer\.download\.nvidia\.(?:com|cn)/compute/redist/jp"
-                     r"|jetson-ai-lab|\bl4t-(?:pytorch|tensorflow|ml|jetpack)\b|\bdustynv/|\bjetson-containers\b",
+                     r"|jetson-ai-lab|\bl4t-(?:pytorch|tensorflow|ml|jetpack)\b|\bdustynv/|\bjetson-containers?\b",
                      re.IGNORECASE)
 _IS_AVAILABLE = re.compile(r"cuda\.is_available\(\)\)?")
-_ANSWER_FALSE = re.compile(r"^\W{0,3}(?:returns?|is|gives|outputs?|prints?|==|=|->|→|:)?\W{0,4}false\b", re.IGNORECASE)
+_ANSWER_FALSE = re.compile(r"^\W{0,3}(?:returns?|is|gives|outputs?|prints?|==|=|->|→|:)?\W{0,4}false\b",
+                           re.IGNORECASE)
 _REPL_FALSE = re.compile(r"^(?:\[?\d{1,3}\]?:?\s{0,2})?False\s{0,4}$")
-_TF_NONE = re.compile(r"Num GPUs Available\W{0,4}0\b|list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\W{0,8}\[\]")
+_TF_NONE = re.compile(r"Num GPUs Available\W{0,4}0\b"
+                      r"|list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\W{0,8}\[\]")
 _TF_CALL = re.compile(r"list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\s{0,4}$")
 
 
@@ -120,19 +123,20 @@ def apply(mentions: list[Mention], builds: tuple[FrameworkBuild, ...]) -> tuple[
         out.append(FrameworkBuild("torch", "torch", "?", None, None, None,
                                   source=f"{unavailable_torch.source} (version not reported)"))
     nvidia = next((m for m in mentions if m.kind in (NVIDIA_BUILD, "l4t_image")), None)
-    result = []
-    for build in out:
-        if build.name not in ("torch", "tensorflow"):
-            result.append(build)
-            continue
-        pip = _best(mentions, PIP_INDEX, build.name)
-        if nvidia is not None or _NVIDIA.search(build.version):
-            build = replace(build, index=NVIDIA_JETSON)
-        elif pip is not None:
-            build = replace(build, index=pip.value, source=f"{build.source}; {pip.source}")
-        said = unavailable_torch if build.name == "torch" else _best(mentions, CUDA_UNAVAILABLE, "tensorflow")
-        if said is not None and build.runtime is None:
-            build = replace(build, runtime=RuntimeReport(gpu_available=False,
-                                                         warnings=(f"{said.value} ({said.source})",)))
-        result.append(build)
-    return tuple(result)
+    return tuple(_one(build, mentions, nvidia, unavailable_torch) for build in out)
+
+
+def _one(build: FrameworkBuild, mentions: list[Mention], nvidia: Mention | None,
+         unavailable_torch: Mention | None) -> FrameworkBuild:
+    if build.name not in ("torch", "tensorflow"):
+        return build
+    pip = _best(mentions, PIP_INDEX, build.name)
+    if nvidia is not None or _NVIDIA.search(build.version):
+        build = replace(build, index=NVIDIA_JETSON)
+    elif pip is not None:
+        build = replace(build, index=pip.value, source=f"{build.source}; {pip.source}")
+    said = unavailable_torch if build.name == "torch" else _best(mentions, CUDA_UNAVAILABLE, "tensorflow")
+    if said is not None and build.runtime is None:
+        said_text = f"{said.value} ({said.source})"
+        build = replace(build, runtime=RuntimeReport(gpu_available=False, warnings=(said_text,)))
+    return build
