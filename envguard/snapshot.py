@@ -210,6 +210,9 @@ class FrameworkBuild:
     channel: str | None = None
     #: The conda build string ("cuda126_generic_py312_h1234567_201"), when a conda listing gives it.
     conda_build: str | None = None
+    #: Report mode, on a Jetson: the package index a pip build came from as the report shows it ("default",
+    #: "download.pytorch.org", or "nvidia-jetson" when anything shows it may be NVIDIA's Jetson build); else None.
+    index: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,8 +231,8 @@ def test_aarch64_pip_listing_with_an_nvidia_driver_is_cpu_only_build() -> None:
 @pytest.mark.parametrize("text", [
     # Jetson: NVIDIA's JetPack wheels are untagged CUDA builds (torch-1.8.0-cp36-cp36m-linux_aarch64.whl)
     "Jetson Orin Nano, JetPack 6.0\nDownloading torch-2.3.0-cp310-cp310-linux_aarch64.whl\n",
-    # after 2.9 the package index's aarch64 wheel is not recorded: unknown, not judged
-    "GPU: NVIDIA GH200 480GB\nDownloading torch-2.10.0-cp312-cp312-manylinux_2_28_aarch64.whl (88.1 MB)\n",
+    # from 2.11 the package index's aarch64 wheel is a CUDA build (torch.toml [[aarch64_index]]; 2.10 was still CPU)
+    "GPU: NVIDIA GH200 480GB\nDownloading torch-2.11.0-cp312-cp312-manylinux_2_28_aarch64.whl (88.1 MB)\n",
     # a tagged build from the PyTorch CUDA index
     "GPU: NVIDIA GH200 480GB\n[pip3] torch==2.8.0+cu128\nPython platform: Linux-6.8.0-aarch64-with-glibc2.39\n",
 ])

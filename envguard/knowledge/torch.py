@@ -166,6 +166,40 @@ class CondaForgeBuild:
             return True
 
 
+#: The package indexes an [[aarch64_index]] row may name.
+AARCH64_INDEXES: Final = ("default", "download.pytorch.org")
+
+
+@dataclass(frozen=True, slots=True)
+class Aarch64Index:
+    """The torch releases whose linux_aarch64 wheel on one package index is the CPU build."""
+
+    #: "default" (the plain package index) or "download.pytorch.org" (its /whl/cuXXX indexes).
+    index: str
+    cpu_only: SpecifierSet
+    prov: Provenance
+
+    def is_cpu(self, version: str) -> bool:
+        """Whether this release's linux_aarch64 wheel on this index is the CPU build."""
+        try:
+            return self.cpu_only.contains(Version(version.split("+", maxsplit=1)[0]).public, prereleases=True)
+        except ValueError:
+            return False
+
+
+@dataclass(frozen=True, slots=True)
+class JetsonTorch:
+    """NVIDIA's own PyTorch builds for the Jetson boards of one JetPack major."""
+
+    #: JetPack major ("4").
+    jetpack: str
+    #: The newest torch series NVIDIA built for this JetPack ("1.10").
+    newest: Version
+    #: Compute capabilities of the boards whose last JetPack major is this one ("5.3": Nano, TX1).
+    last_for: tuple[str, ...]
+    prov: Provenance
+
+
 @dataclass(frozen=True, slots=True)
 class TorchMatrix:
     """torch releases, newest first."""
@@ -176,6 +210,21 @@ class TorchMatrix:
     conda: tuple[CondaBuilds, ...] = ()
     #: conda-forge's pytorch CUDA builds and their arch lists (recipe/build.sh history).
     conda_forge: tuple[CondaForgeBuild, ...] = ()
+    #: Which releases' linux_aarch64 wheels are CPU builds on the default and PyTorch indexes.
+    aarch64_indexes: tuple[Aarch64Index, ...] = ()
+    #: NVIDIA's Jetson builds per JetPack major.
+    jetson: tuple[JetsonTorch, ...] = ()
+
+    def aarch64_index(self, index: str) -> Aarch64Index | None:
+        """The [[aarch64_index]] row of "default" or "download.pytorch.org"."""
+        return next((r for r in self.aarch64_indexes if r.index == index), None)
+
+    def jetson_builds(self, jetpack: str | None, cc: str | None) -> JetsonTorch | None:
+        """NVIDIA's Jetson builds for JetPack ``jetpack`` (any release, its major counts), else for the last JetPack
+        of a board of compute capability ``cc``; None when not recorded."""
+        major = jetpack.lstrip("vV").split(".")[0] if jetpack else None
+        row = next((r for r in self.jetson if r.jetpack == major), None) if major else None
+        return row or next((r for r in self.jetson if cc is not None and cc in r.last_for), None)
 
     def conda_forge_builds(self, version: str | None, cuda: str | None, platform: str, build: int | None = None,
                            arm_variant: str | None = None) -> tuple[CondaForgeBuild, ...]:
@@ -196,7 +245,7 @@ class TorchMatrix:
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix:
-    col.keys(data, META_KEYS | {"release", "conda_channel", "conda_forge"}, "header")
+    col.keys(data, META_KEYS | {"release", "conda_channel", "conda_forge", "aarch64_index", "jetson"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "python", "compile_python", "free_threaded", "pypi_default", "torchvision",
@@ -234,7 +283,34 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
             _free_threaded(row, where, col),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
-    return TorchMatrix(meta, tuple(releases), _conda(data, col), _conda_forge(data, col))
+    return TorchMatrix(meta, tuple(releases), _conda(data, col), _conda_forge(data, col), _aarch64(data, col),
+                       _jetson(data, col))
+
+
+def _aarch64(data: Mapping[str, Any], col: Collector) -> tuple[Aarch64Index, ...]:
+    out = []
+    for where, row in col.rows(data, "aarch64_index"):
+        col.keys(row, {"index", "cpu_only"} | PROV_KEYS, where)
+        index = col.string(row, "index", where, required=True)
+        if index is not None and index not in AARCH64_INDEXES:
+            col.error(where, f"index must be one of {', '.join(AARCH64_INDEXES)}, got {index!r}")
+        if index is not None:
+            out.append(Aarch64Index(index, col.specifier(row, "cpu_only", where), col.prov(row, where)))
+    check_unique([r.index for r in out], col, "aarch64_index", "index")
+    return tuple(out)
+
+
+def _jetson(data: Mapping[str, Any], col: Collector) -> tuple[JetsonTorch, ...]:
+    out = []
+    for where, row in col.rows(data, "jetson"):
+        col.keys(row, {"jetpack", "newest", "last_for"} | PROV_KEYS, where)
+        jetpack, newest = col.string(row, "jetpack", where, required=True), col.version(row, "newest", where,
+                                                                                         required=True)
+        if jetpack is None or newest is None:
+            continue
+        out.append(JetsonTorch(jetpack, newest, col.cc_list(row, "last_for", where) or (), col.prov(row, where)))
+    check_unique([r.jetpack for r in out], col, "jetson", "jetpack")
+    return tuple(out)
 
 
 def _conda_forge(data: Mapping[str, Any], col: Collector) -> tuple[CondaForgeBuild, ...]:

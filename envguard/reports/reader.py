@@ -20,6 +20,7 @@ from envguard.reports import (
     extract_builds,
     extract_conda_forge,
     extract_driver,
+    extract_jetson,
     extract_machine,
     extract_named,
     extract_python,
@@ -87,7 +88,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
                       *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
                       companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS,
-                      *extract_conda_forge.EXTRACTORS):
+                      *extract_conda_forge.EXTRACTORS, *extract_jetson.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

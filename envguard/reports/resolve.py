@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
-from envguard.reports import companions, extract_builds, variants
+from envguard.reports import companions, extract_builds, extract_jetson, variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
@@ -48,7 +48,10 @@ _AARCH64_SOURCE = "https://github.com/pytorch/pytorch/issues/160162 ; https://gi
 _JETSON_GPU = re.compile(r"jetson|orin|xavier|tegra|\btx[12]\b|\bnano\b", re.IGNORECASE)
 
 
-def _plain_aarch64_is_cpu(version: str) -> bool:
+def _plain_aarch64_is_cpu(version: str, matrices: Matrices | None) -> bool:
+    row = matrices.torch.aarch64_index("default") if matrices is not None else None
+    if row is not None:
+        return row.is_cpu(version)
     found = re.match(r"(\d+)\.(\d+)", version)
     return found is not None and (int(found.group(1)), int(found.group(2))) <= (2, 9)
 
@@ -95,7 +98,7 @@ class Resolved:
         found = sorted(found, key=lambda m: (-m.tier, m.line))
         best = found[0]
         rival = next((m for m in found[1:] if _comparable(m.value) != _comparable(best.value)), None)
-        unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS)
+        unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS, *extract_jetson.UNNOTED_KINDS)
         if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
                               f"({rival.source}); kept {best.value!r}"
@@ -175,8 +178,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     get = r.get
     os_m, platform_m, wheel_m = get("os"), get("platform"), get("wheel_platform")
     jetson = get("jetpack") or get("l4t")
+    # NOTE: a Jetson GPU, JetPack/L4T release or l4t image names the machine: a Jetson, Linux on aarch64.
+    board = jetson is not None or get("l4t_image") is not None or _on_jetson(r)
     system = _system(os_m.value if os_m else "", platform_m.value if platform_m else "",
-                     wheel_m.value if wheel_m else "") or ("linux" if jetson else None)
+                     wheel_m.value if wheel_m else "") or ("linux" if board else None)
     path_m = get("path_os")
     if system is None and path_m is not None:
         system = companions.path_system(path_m.value, [m.value for m in r.mentions if m.kind in ("package", "torch")])
@@ -184,7 +189,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
     arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
     arch = "x86_64" if re.search(r"x86_64|amd64", arch_text, re.I) else (
-        "aarch64" if jetson or re.search(r"aarch64|arm64", arch_text, re.I) else "unknown")
+        "aarch64" if board or re.search(r"aarch64|arm64", arch_text, re.I) else "unknown")
     host = HostInfo(
         system={"win32": "Windows", "darwin": "Darwin", "linux": "Linux"}.get(system or "", "not reported"),
         arch=arch if arch != "unknown" else "not reported",
@@ -248,6 +253,8 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     pkgs = r.packages()
     cuda_seen = bool(gpu_rows) or not isinstance(toolkits, Unavailable) or bool(cudnn_m)
     frameworks = _frameworks(r, pkgs, system, cuda_seen, matrices, host.arch)
+    if board:
+        frameworks = extract_jetson.apply(r.mentions, frameworks)
     environment: dict[str, str] = {}
     ld = get("ld_library_path")
     if ld:
@@ -407,12 +414,13 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
         accel = "cpu"
         source = (f"{torch_m.source}; the plain package-index torch wheel is the CPU build on "
                   f"{'Windows' if system == 'win32' else 'macOS'} ({_TORCH_MATRIX_SOURCE})")
-    elif (system == "linux" and arch == "aarch64" and "+" not in version and _plain_aarch64_is_cpu(version)
+    elif (system == "linux" and arch == "aarch64" and "+" not in version and _plain_aarch64_is_cpu(version, matrices)
           and not _on_jetson(r) and (torch_m.how in INSTALLED_WHEEL_SHAPES or (
               torch_m.tier >= FIELD and pkgs.get("torch") is not None and "conda" not in pkgs["torch"].how))):
         accel = "cpu"
-        source = (f"{torch_m.source}; the plain package-index torch wheel for Linux aarch64 is the CPU build up to "
-                  f"2.9 ({_AARCH64_SOURCE})")
+        row = matrices.torch.aarch64_index("default") if matrices is not None else None
+        source = (f"{torch_m.source}; the plain package-index torch wheel for Linux aarch64 is the CPU build "
+                  + (f"for torch{row.cpu_only} ({row.prov.source})" if row else f"up to 2.9 ({_AARCH64_SOURCE})"))
     elif rocm_m is not None and re.match(r"\d", rocm_m.value):
         accel, cuda = "rocm", rocm_m.value
     else:

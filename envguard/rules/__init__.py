@@ -18,6 +18,7 @@ from envguard.rules.driver import DriverRule
 from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.jax_arch import JaxArchRule
+from envguard.rules.jetson import JetsonBuildRule
 from envguard.rules.libraries import (
     LoaderPathRule,
     MixedWheelsRule,
@@ -69,6 +70,7 @@ ALL_RULES: tuple[Rule, ...] = (
     TfToolkitArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
+    JetsonBuildRule(),
     PlatformRule(),
     PythonRule(),
     FreeThreadedRule(),

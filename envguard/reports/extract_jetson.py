@@ -1,0 +1,142 @@
+"""What a report about a Jetson says about where its torch / TensorFlow came from, and whether CUDA worked.
+
+A Jetson's integrated GPU runs only NVIDIA's Jetson builds (developer.download.nvidia.com/compute/redist/jp/...,
+the jetson-ai-lab index, the l4t containers) or a source build; the plain package index's linux_aarch64 torch and
+TensorFlow wheels are CPU builds (torch.toml [[aarch64_index]], rules/jetson.py). Read here, one shape each:
+
+- the index a ``pip install torch`` / ``pip install tensorflow`` line installs from: none named (the default
+  index), a download.pytorch.org index, or NVIDIA's Jetson index;
+- anything that shows the build may be NVIDIA's: a ``+nvYY.MM`` / ``.nvYY.MM`` version tag, NVIDIA's Jetson wheel
+  URL, the jetson-ai-lab index, an l4t / dustynv / jetson-containers image;
+- the framework saying it sees no GPU: ``torch.cuda.is_available()`` answered ``False`` (same line or the REPL's
+  next line), ``Num GPUs Available: 0``, ``tf.config.list_physical_devices('GPU')`` answered ``[]``.
+
+``apply`` turns them into build facts (``FrameworkBuild.index``, ``runtime.gpu_available``) on a Jetson only.
+Every pattern is bounded (linear time).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from envguard.reports.mentions import MESSAGE, TOOL, Mention
+from envguard.snapshot import FrameworkBuild, RuntimeReport
+
+#: Mention kinds (key: "torch" / "tensorflow").
+CUDA_UNAVAILABLE = "cuda_unavailable"
+PIP_INDEX = "pip_index"
+NVIDIA_BUILD = "nvidia_jetson_build"
+#: ``FrameworkBuild.index`` of a build that may be NVIDIA's Jetson build.
+NVIDIA_JETSON = "nvidia-jetson"
+DEFAULT_INDEX = "default"
+#: Kinds whose differing values are several facts, not a contradiction (two install lines).
+UNNOTED_KINDS = (CUDA_UNAVAILABLE, PIP_INDEX, NVIDIA_BUILD)
+PYTORCH_INDEX = "download.pytorch.org"
+
+_PIP = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
+_REQUIREMENT = {
+    "torch": re.compile(r"(?<![\w./+-])torch(?![\w.+-])"),
+    "tensorflow": re.compile(r"(?<![\w./+-])tensorflow(?:-gpu)?(?![\w.+-])"),
+}
+_INDEX_OPTION = re.compile(r"(?:^|\s)(?:-i|-f|--index-url|--extra-index-url|--find-links)(?:\s{1,4}|=)['\"]?"
+                           r"(\S{1,300})")
+#: NVIDIA's Jetson wheels and images: +nv23.05 / .nv23.06 version tags, the redist/jp URLs, jetson-ai-lab, l4t images.
+_NVIDIA = re.compile(r"(?:\+|\.|\b)nv(?:1[89]|2\d)\.\d{1,2}\b|developer\.download\.nvidia\.(?:com|cn)/compute/redist/jp"
+                     r"|jetson-ai-lab|\bl4t-(?:pytorch|tensorflow|ml|jetpack)\b|\bdustynv/|\bjetson-containers?\b",
+                     re.IGNORECASE)
+_IS_AVAILABLE = re.compile(r"cuda\.is_available\(\)\)?")
+_ANSWER_FALSE = re.compile(r"^\W{0,3}(?:returns?|is|gives|outputs?|prints?|==|=|->|→|:)?\W{0,4}false\b",
+                           re.IGNORECASE)
+_REPL_FALSE = re.compile(r"^(?:\[?\d{1,3}\]?:?\s{0,2})?False\s{0,4}$")
+_TF_NONE = re.compile(r"Num GPUs Available\W{0,4}0\b"
+                      r"|list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\W{0,8}\[\]")
+_TF_CALL = re.compile(r"list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\s{0,4}$")
+
+
+def jetson_facts(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Install indexes, NVIDIA-build evidence and "CUDA is not available" answers (see the module docstring)."""
+    for i, line in enumerate(lines):
+        if len(line) > 2000 or not line.strip():
+            continue
+        n = offset + i + 1
+        nvidia = _NVIDIA.search(line)
+        if nvidia:
+            yield Mention(NVIDIA_BUILD, nvidia.group(0), n, MESSAGE, "a Jetson build or image of NVIDIA's")
+        install = _PIP.search(line) if "install" in line else None
+        if install and ".whl" not in install.group(1):
+            yield from _index(install.group(1), n)
+        yield from _unavailable(lines, i, n)
+
+
+def _index(args: str, n: int) -> Iterator[Mention]:
+    for framework, requirement in _REQUIREMENT.items():
+        if not requirement.search(args):
+            continue
+        urls = [found.group(1) for found in _INDEX_OPTION.finditer(args)]
+        if any(_NVIDIA.search(url) for url in urls):
+            yield Mention(PIP_INDEX, NVIDIA_JETSON, n, MESSAGE, "pip install from NVIDIA's Jetson index", framework)
+        elif framework == "torch" and urls and all("download.pytorch.org/whl" in url for url in urls):
+            yield Mention(PIP_INDEX, PYTORCH_INDEX, n, MESSAGE, f"pip install --index-url {urls[0]}", framework)
+        elif not urls:
+            yield Mention(PIP_INDEX, DEFAULT_INDEX, n, MESSAGE, f"pip install {framework} (the default index)",
+                          framework)
+
+
+def _unavailable(lines: list[str], i: int, n: int) -> Iterator[Mention]:
+    line = lines[i]
+    if "is_available" in line:
+        call = _IS_AVAILABLE.search(line)
+        if call is not None:
+            after = line[call.end():call.end() + 60]
+            nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "")
+            if _ANSWER_FALSE.match(after.strip()) or (not after.strip() and _REPL_FALSE.match(nxt.strip())):
+                yield Mention(CUDA_UNAVAILABLE, "torch.cuda.is_available() False", n, TOOL,
+                              "interpreter: torch.cuda.is_available()", "torch")
+    if "GPU" in line:
+        none = _TF_NONE.search(line)
+        call = _TF_CALL.search(line) if none is None else None
+        nxt = next((x for x in lines[i + 1:i + 3] if x.strip()), "") if call is not None else ""
+        if none is not None or nxt.strip() == "[]":
+            yield Mention(CUDA_UNAVAILABLE, "TensorFlow lists no GPU", n, TOOL, "interpreter: TensorFlow GPU devices",
+                          "tensorflow")
+
+
+EXTRACTORS = (jetson_facts,)
+
+
+def _best(mentions: list[Mention], kind: str, key: str) -> Mention | None:
+    found = [m for m in mentions if m.kind == kind and m.key == key]
+    return max(found, key=lambda m: m.line) if found else None
+
+
+def apply(mentions: list[Mention], builds: tuple[FrameworkBuild, ...]) -> tuple[FrameworkBuild, ...]:
+    """On a Jetson: each torch / TensorFlow build with the index it came from (``NVIDIA_JETSON`` when anything shows
+    it may be NVIDIA's build) and, where the report shows the framework saw no GPU, ``runtime.gpu_available`` False.
+    A report whose torch answers ``is_available() False`` without naming a torch version gets a torch build of
+    version "?"."""
+    out = list(builds)
+    unavailable_torch = _best(mentions, CUDA_UNAVAILABLE, "torch") or next(
+        (m for m in mentions if m.kind == "cuda_available" and m.value.strip().lower() in ("false", "no")), None)
+    if unavailable_torch is not None and not any(b.name == "torch" for b in out):
+        out.append(FrameworkBuild("torch", "torch", "?", None, None, None,
+                                  source=f"{unavailable_torch.source} (version not reported)"))
+    nvidia = next((m for m in mentions if m.kind in (NVIDIA_BUILD, "l4t_image")), None)
+    return tuple(_one(build, mentions, nvidia, unavailable_torch) for build in out)
+
+
+def _one(build: FrameworkBuild, mentions: list[Mention], nvidia: Mention | None,
+         unavailable_torch: Mention | None) -> FrameworkBuild:
+    if build.name not in ("torch", "tensorflow"):
+        return build
+    pip = _best(mentions, PIP_INDEX, build.name)
+    if nvidia is not None or _NVIDIA.search(build.version):
+        build = replace(build, index=NVIDIA_JETSON)
+    elif pip is not None:
+        build = replace(build, index=pip.value, source=f"{build.source}; {pip.source}")
+    said = unavailable_torch if build.name == "torch" else _best(mentions, CUDA_UNAVAILABLE, "tensorflow")
+    if said is not None and build.runtime is None:
+        said_text = f"{said.value} ({said.source})"
+        build = replace(build, runtime=RuntimeReport(gpu_available=False, warnings=(said_text,)))
+    return build
