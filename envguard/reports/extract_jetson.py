@@ -21,7 +21,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from envguard.reports.mentions import MESSAGE, TOOL, Mention
+from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import sentences
 from envguard.snapshot import FrameworkBuild, RuntimeReport
 
 #: Mention kinds (key: "torch" / "tensorflow").
@@ -47,8 +48,29 @@ _NVIDIA = re.compile(r"(?:\+|\.|\b)nv(?:1[89]|2\d)\.\d{1,2}\b|developer\.downloa
                      r"|jetson-ai-lab|\bl4t-(?:pytorch|tensorflow|ml|jetpack)\b|\bdustynv/|\bjetson-containers?\b",
                      re.IGNORECASE)
 _IS_AVAILABLE = re.compile(r"cuda\.is_available\(\)\)?")
-_ANSWER_FALSE = re.compile(r"^\W{0,3}(?:returns?|is|gives|outputs?|prints?|==|=|->|→|:)?\W{0,4}false\b",
-                           re.IGNORECASE)
+_ANSWER_FALSE = re.compile(r"^\W{0,3}(?:(?:it|that|this)\s{1,2})?(?:(?:still|always)\s{1,2})?"
+                           r"(?:returns?|returned|returning|is|was|gives|gave|as|outputs?|prints?|printed|shows?|showed|"
+                           r"says|said|yields?|==|=|->|→|:)?\W{0,4}false\b", re.IGNORECASE)
+#: A sentence saying the framework does not see the GPU: "TF 2.1.0 doesn't recognize my GPU." (tensorflow#39386),
+#: "Tensorflow is not detecting GPU but Pytorch is" (tensorflow#48882), "Torch is not detecting cuda"
+#: (BayesWatch/nas-without-training#2), "It seems Tensorflow doesn't detect your GPU" (cotton6/COTTON-size-does-
+#: matter#22), "I cannot get Tensorflow to recognize my GPUs".
+_FW_WORDS = r"(?:py)?torch|tensorflow|tf"
+_VERB = (r"(?:recogni[sz](?:e|es|ing)|detect(?:s|ing)?|see(?:s|ing)?|find(?:s|ing)?|us(?:e|es|ing)|"
+         r"utili[sz](?:e|es|ing))")
+_WHAT = r"(?:(?:my|the|any|your|a)\s{1,2})?(?:nvidia\s{1,2})?(?:gpus?|cuda)\b"
+_NOT_SEEN = re.compile(
+    rf"\b({_FW_WORDS})\b(?:[^.;!?]|\.(?=\d)){{0,40}}?\b(?:does\s{{1,2}}not|doesn[\'’]t|did\s{{1,2}}not|didn[\'’]t|"
+    rf"can\s?not|can[\'’]t|won[\'’]t|is\s{{1,2}}not|isn[\'’]t|fails?\s{{1,2}}to|never)\s{{1,2}}{_VERB}\s{{1,2}}{_WHAT}"
+    rf"|\b(?:can[\'’]t|cannot|can\s{{1,2}}not|unable\s{{1,2}}to)\s{{1,2}}get\s{{1,2}}({_FW_WORDS})\s{{1,2}}to\s{{1,2}}"
+    rf"{_VERB}\s{{1,2}}{_WHAT}",
+    re.IGNORECASE)
+#: "I had installed Tensorflow with pip", "installed pytorch via pip", "pip installed torch": the default index,
+#: said in a sentence (a pip command line, when there is one, says more).
+_PIP_SAID = re.compile(rf"\binstalled\s{{1,2}}({_FW_WORDS})\s{{1,2}}(?:with|via|using|through|from)\s{{1,2}}pip3?\b"
+                       rf"|\bpip3?[- ]installed\s{{1,2}}({_FW_WORDS})\b", re.IGNORECASE)
+_SAID_HEDGE = re.compile(r"\b(?:if|whether|would|should|could|might|unless)\b", re.IGNORECASE)
+_FW_KEY = {"torch": "torch", "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow"}
 _REPL_FALSE = re.compile(r"^(?:\[?\d{1,3}\]?:?\s{0,2})?False\s{0,4}$")
 _TF_NONE = re.compile(r"Num GPUs Available\W{0,4}0\b"
                       r"|list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\W{0,8}\[\]")
@@ -68,6 +90,26 @@ def jetson_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         if install and ".whl" not in install.group(1):
             yield from _index(install.group(1), n)
         yield from _unavailable(lines, i, n)
+        yield from _said(line, n)
+
+
+def _said(line: str, n: int) -> Iterator[Mention]:
+    """What a sentence says: the framework does not see the GPU; it was installed with pip (PROSE tier)."""
+    lowered = line.lower()
+    if "gpu" not in lowered and "cuda" not in lowered and "pip" not in lowered:
+        return
+    for sentence in sentences(line):
+        if _SAID_HEDGE.search(sentence):
+            continue
+        seen = _NOT_SEEN.search(sentence)
+        if seen:
+            framework = _FW_KEY[(seen.group(1) or seen.group(2)).lower()]
+            yield Mention(CUDA_UNAVAILABLE, seen.group(0), n, PROSE, "text: the framework does not see the GPU",
+                          framework)
+        pip = _PIP_SAID.search(sentence)
+        if pip:
+            framework = _FW_KEY[(pip.group(1) or pip.group(2)).lower()]
+            yield Mention(PIP_INDEX, DEFAULT_INDEX, n, PROSE, f"text: {pip.group(0)}", framework)
 
 
 def _index(args: str, n: int) -> Iterator[Mention]:
@@ -108,7 +150,7 @@ EXTRACTORS = (jetson_facts,)
 
 def _best(mentions: list[Mention], kind: str, key: str) -> Mention | None:
     found = [m for m in mentions if m.kind == kind and m.key == key]
-    return max(found, key=lambda m: m.line) if found else None
+    return max(found, key=lambda m: (m.tier, m.line)) if found else None
 
 
 def apply(mentions: list[Mention], builds: tuple[FrameworkBuild, ...]) -> tuple[FrameworkBuild, ...]:

@@ -10,7 +10,7 @@ import pytest
 from envguard.findings import Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import parse_report
-from envguard.reports.extract_jetson import CUDA_UNAVAILABLE, PIP_INDEX, jetson_facts
+from envguard.reports.extract_jetson import CUDA_UNAVAILABLE, DEFAULT_INDEX, PIP_INDEX, jetson_facts
 from envguard.rules import run_rules
 
 
@@ -140,3 +140,26 @@ def test_knowledge_rows(matrices: Matrices) -> None:
     nano = matrices.torch.jetson_builds(None, "5.3")
     assert nano is not None and str(nano.newest) == "1.10"
     assert matrices.torch.jetson_builds("6.0", "8.7") is None
+
+
+@pytest.mark.parametrize(("sentence", "framework"), [
+    ("TF 2.1.0 doesn't recognize my GPU.", "tensorflow"),  # tensorflow/tensorflow#39386
+    ("Tensorflow is not detecting GPU but Pytorch is", "tensorflow"),  # tensorflow/tensorflow#48882
+    ("Torch is not detecting cuda", "torch"),  # BayesWatch/nas-without-training#2 (title)
+    # cotton6/COTTON-size-does-matter#22
+    ("It seems Tensorflow doesn't detect your GPU, since I have put", "tensorflow"),
+    ("If torch does not see the GPU, reinstall.", None),  # constructed: a condition states nothing
+    ("torch sees the GPU fine", None),  # constructed
+])
+def test_a_sentence_saying_the_framework_does_not_see_the_gpu(sentence: str, framework: str | None) -> None:
+    found = [m.key for m in jetson_facts([sentence], 0) if m.kind == CUDA_UNAVAILABLE]
+    assert found == ([framework] if framework else [])
+
+
+@pytest.mark.parametrize(("sentence", "framework"), [
+    ("I had installed Tensorflow with pip.", "tensorflow"),  # tensorflow/tensorflow#62711
+    ("4. Pip installed pytorch, transformers, accelerate, and bitsandbytes", "torch"),  # bitsandbytes#17
+])
+def test_a_sentence_saying_pip_installed_the_framework(sentence: str, framework: str) -> None:
+    found = [(m.key, m.value) for m in jetson_facts([sentence], 0) if m.kind == PIP_INDEX]
+    assert found == [(framework, DEFAULT_INDEX)]
