@@ -152,6 +152,12 @@ LINES: list[tuple[str, Expected]] = [
     # nanoporetech/dorado#166: the missing symbol is in an old CUDA's libnvrtc, not in cuDNN
     ("Could not load library libcudnn_cnn_infer.so.8. Error: /usr/local/Cluster-Apps/cuda/8.0/lib64/libnvrtc.so: "
      "undefined symbol: nvrtcGetCUBIN", {"cudnn-cublas-loader-missing-library": {"lib": "libcudnn_cnn_infer.so.8"}}),
+    # hustvl/Vim#130 (its title: Triton looking for the unversioned libcuda.so)
+    ("assert any(os.path.exists(os.path.join(path, 'libcuda.so')) for path in dirs), msg AssertionError: libcuda.so "
+     "cannot found!", {"libcuda-unversioned-not-found": {}}),
+    # a README's WSL note (code corpus): cuDNN's loader form stays the cuDNN loader's signature
+    ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file "
+     "or directory", {"cudnn-cublas-loader-missing-library": {"lib": "libcudnn_cnn_infer.so.8"}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),
