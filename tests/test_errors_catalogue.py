@@ -158,6 +158,11 @@ LINES: list[tuple[str, Expected]] = [
     # a README's WSL note (code corpus): cuDNN's loader form stays the cuDNN loader's signature
     ("Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared object file: No such file "
      "or directory", {"cudnn-cublas-loader-missing-library": {"lib": "libcudnn_cnn_infer.so.8"}}),
+    # tensorflow/tensorflow#99592 (TF 2.20 on an RTX 50-series GPU): the module load, then the launch
+    ("W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleLoadData(&module, data)' "
+     "failed with 'CUDA_ERROR_INVALID_PTX'", {"cuda-module-load-invalid-ptx": {}}),
+    ("W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleGetFunction(&function, "
+     "module, kernel_name)' failed with 'CUDA_ERROR_INVALID_HANDLE'", {"cuda-kernel-invalid-handle": {}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),

@@ -145,3 +145,15 @@ def test_a_versioned_cuda_prefix_is_the_installed_toolkit_only_when_it_is_the_on
                     "drwxr-xr-x 25 root root 4.0K Jun 23 21:23 /usr/local/cuda-11.0/\n"
                     "torch 1.9.0+cu102\n")
     assert several.toolkit_list() == ()
+
+
+def test_tensorflow_no_sass_warning_then_a_failed_kernel_is_an_error() -> None:
+    # tensorflow/tensorflow#99592 (TF 2.20, RTX 50-series; the warning line from tensorflow#89272's log)
+    warning = ("W0000 00:00:1755011248.049012     142 gpu_device.cc:2447] TensorFlow was not built with CUDA kernel "
+               "binaries compatible with compute capability 12.0. CUDA kernels will be jit-compiled from PTX, which "
+               "could take 30 minutes or longer.")
+    failed = ("W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleLoadData(&module, "
+              "data)' failed with 'CUDA_ERROR_INVALID_PTX'")
+    assert "arch-unsupported" not in _errors(warning + "\n")  # the JIT may work: a warning
+    assert "arch-unsupported" not in _errors(failed + "\n")  # an old driver gives it too: a warning
+    assert "arch-unsupported" in _errors(warning + "\n" + failed + "\n")

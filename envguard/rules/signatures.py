@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 _UNTESTED_PYTHON = frozenset({"webui-untested-python"})
 #: pip finding no release to install ("Could not find a version that satisfies", "No matching distribution found").
 _PIP_FOUND_NONE = re.compile(r"Could not find a version that|No matching distribution found for")
+#: TensorFlow's no-SASS warning (its kernels will be JIT-compiled from PTX) ...
+_NO_SASS = frozenset({"tf-no-kernel-binaries-for-capability"})
+#: ... and a kernel that then could not be loaded or launched (tensorflow#99592, #101746).
+_JIT_FAILED = re.compile(r"CUDA_ERROR_INVALID_PTX|CUDA_ERROR_INVALID_HANDLE|CUDA_ERROR_NO_BINARY_FOR_GPU")
 #: A library's "only supports <Family> GPUs or newer" (errors.toml, a `family` group): an error when every GPU the
 #: report names is below the family's lowest compute capability (gpu-arch.toml).
 _FAMILY_FLOOR = frozenset({"flash-attn-requires-ampere"})
@@ -71,6 +75,12 @@ class SignatureRule:
                 # interpreter is the cause.
                 severity = Severity.ERROR
                 evidence.append(Evidence("pip", failed[:160], snapshot.origin))
+            elif sig.id in _NO_SASS and severity is Severity.WARNING and \
+                    (failed := next((x for x in snapshot.observed_errors if _JIT_FAILED.search(x)), None)):
+                # TensorFlow's "not built with kernel binaries for X; kernels will be JIT-compiled from PTX" and then a
+                # kernel that could not be loaded: the PTX path failed too, so the build has no usable kernels.
+                severity = Severity.ERROR
+                evidence.append(Evidence("kernel load failed", failed[:160], snapshot.origin))
             elif sig.id in _FAMILY_FLOOR and severity is Severity.WARNING and \
                     (below := _below_family(match, snapshot, matrices)) is not None:
                 severity = Severity.ERROR
