@@ -216,3 +216,15 @@ def test_fabric_manager_message_gives_the_loaded_driver(matrices: Matrices) -> N
             "driver version 530.41.03. Please update with matching NVIDIA driver package.\n")
     driver = parse_environments(text, "t", matrices)[0].snapshot.driver
     assert isinstance(driver, DriverInfo) and driver.version == "530.41.03"
+
+
+def test_a_bare_branch_in_the_sentence_after_one_naming_the_driver() -> None:
+    """dmlc/xgboost#11242 (a maintainer's report): "Update the GPU driver to the latest. I have run tests with 570,
+    and the issue is fixed there. The hang might be reproduced with 560." — 570 is a driver; 560 is hedged."""
+    from envguard.reports.extract_driver import driver_prose
+
+    line = ("Actual fix: Update the GPU driver to the latest. I have run tests with 570, and the issue is fixed there. "
+            "The hang might be reproduced with 560.")
+    assert [(m.value, m.tier) for m in driver_prose([line], 0)] == [("570", 1)]
+    # constructed: without a driver named before, a number after "with" is nothing
+    assert list(driver_prose(["I have run tests with 570 samples and it works."], 0)) == []

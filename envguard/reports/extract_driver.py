@@ -16,6 +16,7 @@ from dataclasses import replace
 from envguard.knowledge import Matrices
 from envguard.reports.extract import _HEDGE, _HEDGE_WINDOW
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import sentences
 
 #: "driver is 525", "driver version 470.xx", "driver version is 535.104.05", "NVIDIA driver: R535", "driver 550.*".
 _DRIVER_THEN_BRANCH = re.compile(
@@ -54,6 +55,14 @@ def _stated(sentence: str, start: int, end: int) -> bool:
     return _HEDGE.search(window) is None
 
 
+#: A bare branch after a preposition, in a sentence that follows one naming the driver: "Update the GPU driver to the
+#: latest. I have run tests with 570, and the issue is fixed there." (dmlc/xgboost, a maintainer's report).
+_BRANCH_AFTER = re.compile(r"\b(?:with|on|to|from|using|running)\s{1,2}(?:the\s{1,2})?[rR]?([4-6]\d[05])"
+                           r"(?![\w.%]|\s?(?:MB|GB|W)\b)")
+_DRIVER_WORD = re.compile(r"\bdrivers?\b", re.IGNORECASE)
+_MAYBE = re.compile(r"\b(?:might|may|maybe|perhaps|probably)\b", re.IGNORECASE)
+
+
 def driver_prose(lines: list[str], offset: int) -> Iterator[Mention]:
     """The driver named in a sentence, as a branch ("525") or a full version: prose tier, never from a hedge."""
     for i, line in enumerate(lines):
@@ -61,13 +70,30 @@ def driver_prose(lines: list[str], offset: int) -> Iterator[Mention]:
         if not text or len(text) > 2000 or text.startswith(_SKIP_LINE) or "site-packages" in text:
             continue
         n = offset + i + 1
+        named = False
         for regex in (_DRIVER_THEN_BRANCH, _BRANCH_THEN_DRIVER):
             for found in regex.finditer(text):
                 if _stated(text, found.start(), found.end()):
                     value = found.group(1)
                     how = "text (driver branch)" if "." not in value else "text"
                     yield Mention("driver", value, n, PROSE, how)
+                    named = True
                     break
+        if not named and _DRIVER_WORD.search(text):
+            yield from _branch_after_driver_sentence(text, n)
+
+
+def _branch_after_driver_sentence(text: str, n: int) -> Iterator[Mention]:
+    """A bare branch ("with 570") in the sentence after one that names the driver (not in a hedged sentence)."""
+    before = ""
+    for sentence in sentences(text):
+        if _DRIVER_WORD.search(before) and not _DRIVER_WORD.search(sentence) and not _MAYBE.search(sentence):
+            found = _BRANCH_AFTER.search(sentence)
+            if found and _stated(sentence, found.start(), found.end()):
+                yield Mention("driver", found.group(1), n, PROSE, "text (driver branch; the sentence before names "
+                              "the driver)")
+                return
+        before = sentence
 
 
 def driver_packages(lines: list[str], offset: int) -> Iterator[Mention]:
