@@ -339,8 +339,9 @@ _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(
 #: list); the bare tag is taken only with its TensorRT suffix, the shape of Paddle's release tags.
 _IMG_PADDLE = re.compile(r"(paddle:|(?<![\w.:/-]))(\d\.\d{1,2}\.\d{1,2})-gpu-cuda(\d{1,2}\.\d)-cudnn\d{1,2}(?:\.\d{1,2})?(-trt\d{1,2}(?:\.\d{1,2})?)?")
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
-_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?\W{0,6}(\d\.\d(?:\.\d)?)|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d"
-                     r"(?:\.\d)?)")
+#: "JetPack 4.6.1", "Jetpack Version: 5.1.2", a bare major ("JetPack 6", "Jetpack<6": the comparator kept), "L4T R32.7.1".
+_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?(?:\W{0,6}(\d\.\d(?:\.\d)?)|\s{0,2}([<>]=?)?\s{0,2}"
+                     r"(\d)(?![\d.]))|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
 #: The interactive interpreter's banner: "Python 3.7.5 (default, Oct 25 2019, 15:51:11)" / "... on linux".
 _REPL = re.compile(r"^Python (3\.\d{1,2}\.\d{1,3})(?:[a-z]{1,2}\d{0,2})?\+? \((?:[^()]{0,120})\)")
 _REPL_OS = re.compile(r"^\[[^\]]{1,200}\](?: :: [\w ,.]{1,60})? on (linux|win32|darwin)\s*$")
@@ -420,8 +421,8 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         yield from _images(line, n)
         jetson = _JETSON.search(line)
         if jetson:
-            yield Mention("jetpack" if jetson.group(1) else "l4t", jetson.group(1) or jetson.group(2), n, MESSAGE,
-                          "Jetson release")
+            jetpack = jetson.group(1) or (f"{jetson.group(2) or ''}{jetson.group(3)}" if jetson.group(3) else None)
+            yield Mention("jetpack" if jetpack else "l4t", jetpack or jetson.group(4), n, MESSAGE, "Jetson release")
 
 
 def _images(line: str, n: int) -> Iterator[Mention]:

@@ -47,7 +47,7 @@ _INDEX_OPTION = re.compile(r"(?:^|\s)(?:-i|-f|--index-url|--extra-index-url|--fi
 _NVIDIA = re.compile(r"(?:\+|\.|\b)nv(?:1[89]|2\d)\.\d{1,2}\b|developer\.download\.nvidia\.(?:com|cn)/compute/redist/jp"
                      r"|jetson-ai-lab|\bl4t-(?:pytorch|tensorflow|ml|jetpack)\b|\bdustynv/|\bjetson-containers?\b",
                      re.IGNORECASE)
-_IS_AVAILABLE = re.compile(r"cuda\.is_available\(\)\)?")
+_IS_AVAILABLE = re.compile(r"cuda\.is_available(?:\(\)\)?)?")
 _ANSWER_FALSE = re.compile(r"^\W{0,3}(?:(?:it|that|this)\s{1,2})?(?:(?:still|always)\s{1,2})?"
                            r"(?:returns?|returned|returning|is|was|gives|gave|as|outputs?|prints?|printed|shows?|showed|"
                            r"says|said|yields?|==|=|->|→|:)?\W{0,4}false\b", re.IGNORECASE)

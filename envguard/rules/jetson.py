@@ -81,7 +81,10 @@ class JetsonBuildRule:
                               "; the report does not show whether CUDA is available."))
                 yield Finding("cpu-only-build", severity, message, tuple(evidence), _FIX[build.name], source,
                               build.name)
-            elif said and build.index is None and build.accelerator is None:
+            elif said and build.index is None and (build.accelerator is None or (
+                    build.name == "tensorflow" and not build.cuda)):
+                # NOTE: a TensorFlow version alone reads as a CUDA build (the Linux x86_64 wheel); on a Jetson that
+                # is not known (its default-index aarch64 wheel is a CPU build).
                 yield Finding(
                     "cpu-only-build", Severity.WARNING,
                     f"{label} reports CUDA unavailable on this Jetson ({board.evidence.value}): the report does not "
