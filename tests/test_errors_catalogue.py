@@ -163,6 +163,18 @@ LINES: list[tuple[str, Expected]] = [
      "failed with 'CUDA_ERROR_INVALID_PTX'", {"cuda-module-load-invalid-ptx": {}}),
     ("W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleGetFunction(&function, "
      "module, kernel_name)' failed with 'CUDA_ERROR_INVALID_HANDLE'", {"cuda-kernel-invalid-handle": {}}),
+    # PaddlePaddle/Paddle#69102 (held-out N 889): Windows, two DLL names in the parentheses
+    ("PreconditionNotMetError: The third-party dynamic library (cublas64_118.dll;cublas64_11.dll) that Paddle depends "
+     "on is not configured correctly. (error code is 126)",
+     {"paddle-third-party-library-not-configured": {"lib": "cublas64_118.dll"}}),
+    # pando85/homelab#4110 (held-out N 878): NVML's message in the other order, after an em dash
+    ("Driver/library version mismatch — failed to initialize NVML", {"nvml-driver-library-mismatch": {}}),
+    # openxla/xla#31481 (held-out N 881): a notice, but its GPU is a fact
+    ("W0918 HH:MM:SS.XXXXXX  YYYYYY sol_gpu_cost_model.cc:102] No SoL config found for device: NVIDIA H200. Using "
+     "default config.", {"xla-no-sol-config-for-device": {"gpu": "NVIDIA H200"}}),
+    # rapidsai/deployment#656 (held-out N 862): the cause said after the symptom
+    ("This causes CUDA 13 based operations to fail due insufficient driver version",
+     {"driver-too-old-said-cause": {}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),

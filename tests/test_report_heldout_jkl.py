@@ -157,3 +157,19 @@ def test_tensorflow_no_sass_warning_then_a_failed_kernel_is_an_error() -> None:
     assert "arch-unsupported" not in _errors(warning + "\n")  # the JIT may work: a warning
     assert "arch-unsupported" not in _errors(failed + "\n")  # an old driver gives it too: a warning
     assert "arch-unsupported" in _errors(warning + "\n" + failed + "\n")
+
+
+def test_a_stated_too_old_driver_with_the_driver_and_a_cuda_in_the_report() -> None:
+    # rapidsai/deployment#656: GKE's daemonset installed 535; CUDA 13 needs a 580 driver
+    text = ("[BROKEN] GPU Driver Daemonset on GKE installs driver version 535\n\n"
+            "This causes CUDA 13 based operations to fail due insufficient driver version\n")
+    assert "driver-too-old" in _errors(text)
+    # constructed: the same statement with a driver new enough is no error
+    assert "driver-too-old" not in _errors(text.replace("version 535", "version 580.95.05"))
+
+
+def test_a_tensorflow_gpu_wheel_named_in_an_install_command_is_judged_against_the_driver() -> None:
+    # GoogleCloudPlatform/container-engine-accelerators#106 (held-out N 861): driver 396.26 on a GKE node, pip install tensorflow-gpu==1.13.1
+    text = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.26  Mon Apr 30 18:01:39 PDT 2018\n"
+            "the version that is installed upon `pip install tensorflow-gpu==1.13.1` expects CUDA 10.0\n")
+    assert "driver-too-old" in _errors(text)  # the tensorflow-gpu 1.13.1 wheel is built with CUDA 10.0 (>= 410.48)

@@ -467,7 +467,7 @@ def _named(names: str, number: str) -> re.Pattern[str]:
 
 _P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
 _P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
-_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
+_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|to\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
 _P_PADDLE = _named(r"paddle(?:paddle)?(?:-gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
 _P_CUDA = _named(r"cuda(?:\s{0,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
@@ -483,6 +483,7 @@ _P_GPU = re.compile(
     r"Ada Generation)?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
+    r"|(?i:tesla|nvidia)\s{1,2}(?i:[AHBLTVKP]\d{1,3})(?![\w.])"
     r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2})?(?i:orin|xavier)(?:\s{1,2}(?i:nano|nx))?"
     r"|(?i:jetson)\s{1,2}(?i:nano|tx[12])(?:\s{1,2}(?i:nx))?|(?i:agx)\s{1,2}(?i:orin|xavier)"
     r"|(?i:orin|xavier)\s{1,2}(?i:nano|nx)|TX[12]"

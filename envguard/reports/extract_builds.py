@@ -151,6 +151,10 @@ _ANY_WHEEL = re.compile(r"\b[A-Za-z0-9][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py)\d{1
                         r"(win_amd64|win32|win_arm64|manylinux[\w.]{0,60}|musllinux[\w.]{0,40}|macosx_[\w.]{1,40}|"
                         r"linux_(?:x86_64|aarch64))\.whl\b")
 _CUDA_AVAILABLE_YES = re.compile(r"^\s{0,8}\**Is CUDA available\s{0,2}:\s{0,4}(?:Yes|True)\b", re.IGNORECASE)
+#: torch answering on the same line that CUDA works: "torch.cuda.is_available() # True" (aws/studio-lab-examples),
+#: "torch.cuda.is_available() returns True": this machine has a usable NVIDIA GPU.
+_TORCH_SEES_GPU = re.compile(r"\btorch\.cuda\.is_available\(\)\)?[`'\"\s]{0,4}(?:returns?|returned|gives|gave|prints?|"
+                             r"printed|outputs?|is|->|=>|==|:|#)[`'\"\s:]{0,6}True\b")
 _JAX_FORM_ACCEL = re.compile(r"^\s{0,3}#{2,4}\s{1,4}Which accelerator\(s\) are you using\??\s*$", re.IGNORECASE)
 _GPU_ANSWER = re.compile(r"^\s{0,8}(?:NVIDIA\s{1,2})?GPU\b", re.IGNORECASE)
 #: Issue forms that ask for the hardware (kyutai-labs/moshi's bug.yml: "Hardware" = CPU / GPU with CUDA / Metal
@@ -339,6 +343,8 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
             yield Mention("wheel_platform", wheel.group(1).lower(), n, MESSAGE, "wheel file name")
     if _CUDA_AVAILABLE_YES.match(line):
         yield Mention(GPU_PRESENT, "Is CUDA available: Yes", n, TOOL, "collect_env: Is CUDA available")
+    elif "is_available" in line and (sees := _TORCH_SEES_GPU.search(line)):
+        yield Mention(GPU_PRESENT, sees.group(0), n, MESSAGE, "text: torch.cuda.is_available() True")
     if _HARDWARE_HEADING.match(line):
         yield from _form_gpu_answer(lines, i, n, _CUDA_GPU_ANSWER, f"issue form: {line.strip().lstrip('#').strip()}")
     lowered = line.lower()

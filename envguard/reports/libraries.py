@@ -61,6 +61,9 @@ _SHOW_SPAN = 14
 # NCCL's VERSION_STRING outside an NCCL_DEBUG prefix: "NCCL version 2.20.5+cuda12.4" (rank 0 prints it bare, users
 # quote it after a full-width colon, vllm#3069); the "+cudaA.B" is the CUDA runtime that NCCL was built with.
 _NCCL_VERSION_STRING = re.compile(r"\bNCCL version (\d\.\d{1,2}\.\d{1,2})\+cuda(\d{1,2}\.\d{1,2})\b")
+#: A line of its own stating the NCCL in use: "NCCL version 2.10.X" (NVIDIA/nccl issue forms; a patch written as X is
+#: unknown, not a number).
+_NCCL_VERSION_SAID = re.compile(r"^\s{0,4}NCCL\s{1,2}version:?\s{1,2}v?(\d\.\d{1,2})(?:\.(\d{1,2})|\.[xX*])?\s*$")
 # torch's ProcessGroupNCCL errors end with the NCCL it loaded (getNcclVersion → ncclGetVersion):
 # "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2395, invalid usage (...), NCCL version 2.19.3".
 _TORCH_NCCL_ERROR = re.compile(r"\bNCCL error in: \S{1,200}, [^,]{1,120}, NCCL version (\d\.\d{1,2}\.\d{1,2})\b")
@@ -127,6 +130,10 @@ def _nccl_runtime_lines(line: str, n: int) -> Iterator[Mention]:
         for found in _NCCL_VERSION_STRING.finditer(line):
             yield Mention("nccl_loaded", found.group(1), n, MESSAGE, "NCCL version string", found.group(2))
             break
+    said = _NCCL_VERSION_SAID.match(line)
+    if said:
+        value = f"{said.group(1)}.{said.group(2)}" if said.group(2) else said.group(1)
+        yield Mention("nccl", value, n, PROSE, "text: NCCL version")
     torch_error = _TORCH_NCCL_ERROR.search(line)
     if torch_error:
         yield Mention("nccl_loaded", torch_error.group(1), n, MESSAGE, "torch NCCL error: NCCL version", "torch")

@@ -175,5 +175,6 @@ def _has_facts(snapshot: Snapshot) -> bool:
         or snapshot.observed_errors
         or snapshot.toolkit_list() or not isinstance(snapshot.cudnn, Unavailable)
         or not isinstance(snapshot.driver, Unavailable) or not isinstance(snapshot.python, Unavailable)
+        or not isinstance(snapshot.nccl, Unavailable)
         or snapshot.driver.code not in (None, NOT_REPORTED)
     )

@@ -296,13 +296,22 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
     dists = {n: Distribution(n, m.value) for n, m in pkgs.items()}
     if torch_m is not None:
         dists["torch"] = Distribution("torch", torch_m.value.split()[0])
-    for name, mention in (("tf", "tensorflow"), ("tf_message", "tensorflow"), ("tf_prose", "tensorflow")):
-        m = r.get(name)
+    tf_requested = [m for m in r.mentions if m.kind == "requested" and m.key in ("tensorflow", "tensorflow-gpu")
+                    and re.match(r"\d+\.\d+", m.value)]
+    for name, mention in (("tf", "tensorflow"), ("tf_message", "tensorflow"), ("tf_prose", "tensorflow"),
+                          ("tf_requested", "tensorflow")):
+        # NOTE: what an install command asked for is the build only when nothing else names one (as for torch).
+        m = r.get(name) if name != "tf_requested" else (tf_requested[-1] if tf_requested else None)
         if m is not None and not any(d.startswith(("tensorflow", "tf-nightly")) for d in dists):
             number = re.search(r"\d+\.\d+(?:\.\d+)?", m.value)
             if number:
-                dists[mention] = Distribution(mention, number.group(0))
-                pkgs[mention] = replace(m, value=number.group(0))
+                # NOTE: tensorflow-gpu==1.13.1 is the GPU package (before 2.1 "tensorflow" was the CPU one): the
+                # name an install command or listing gave for this version decides.
+                gpu_named = any(x.key == "tensorflow-gpu" and _comparable(x.value) == _comparable(number.group(0))
+                                for x in r.mentions if x.kind in ("requested", "package"))
+                dist = "tensorflow-gpu" if gpu_named or m.key == "tensorflow-gpu" else mention
+                dists[dist] = Distribution(dist, number.group(0))
+                pkgs[dist] = replace(m, value=number.group(0))
     builds = list(frameworks_from({}, dists))
     out: list[FrameworkBuild] = []
     for derived in builds:

@@ -71,7 +71,9 @@ def adjust(mentions: list[Mention], builds: tuple[FrameworkBuild, ...], system: 
     "the CPU version of torch" or through a CUDA request on a platform without CUDA builds added."""
     out = list(builds)
     names = {b.name for b in out}
-    for claim in (m for m in mentions if m.kind == CPU_CLAIM and m.key in _DISTRIBUTION):
+    # NOTE: "the CPU version of torch" and "tf.test.is_built_with_cuda() # False" name a CPU build of a version the
+    # report may not give: the build is a fact, its version "?".
+    for claim in (m for m in mentions if m.kind in (CPU_CLAIM, BUILT_WITHOUT_CUDA) and m.key in _DISTRIBUTION):
         if claim.key not in names:
             names.add(claim.key)
             out.append(FrameworkBuild(claim.key, _DISTRIBUTION[claim.key], "?", None, None, None, source=""))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from packaging.version import Version
 
@@ -78,8 +79,14 @@ class DriverRule:
         self, driver: DriverInfo, build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices
     ) -> Iterator[Finding]:
         if not build.cuda:
-            return
+            wheel_cuda = _tf_wheel_cuda(build, snapshot, matrices)
+            if wheel_cuda is None:
+                return
+            build = replace(build, cuda=wheel_cuda, source=f"{build.source}; CUDA {wheel_cuda}: the tensorflow wheel "
+                            f"{build.version}'s tested build configuration (tensorflow.toml)")
         system = system_of(snapshot)
+        if build.cuda is None:
+            return
         floor = matrices.cuda_driver.floor(build.cuda, system)
         have = version(driver.version)
         if have is None and driver.cuda_driver_version:
@@ -200,3 +207,11 @@ def forward_compat_hint(cuda: str | None, snapshot: Snapshot, matrices: Matrices
                     f"{FORWARD_COMPAT_SOURCE})")
     return None
 
+
+def _tf_wheel_cuda(build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices) -> str | None:
+    """In a report, the CUDA a TensorFlow GPU wheel named without its build info was built with: the release's tested
+    Linux build configuration (tensorflow.org/install/source#gpu). Not for a conda build (its own CUDA variants)."""
+    if build.name != "tensorflow" or not snapshot.from_report or build.channel or "conda" in build.source:
+        return None
+    release = matrices.tensorflow.release(build.version)
+    return release.cuda if release is not None and release.cuda else None

@@ -23,12 +23,15 @@ from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, cuda_builds, ev, system_of
 from envguard.rules.corroborate import SUBJECT
+from envguard.rules.driver import meets
 from envguard.sentences import sentence_span
-from envguard.snapshot import NOT_REPORTED, Snapshot, Unavailable
+from envguard.snapshot import NOT_REPORTED, DriverInfo, Snapshot
 
-SIGNATURES = frozenset({"driver-too-old-said", "driver-too-old-said-zh"})
+SIGNATURES = frozenset({"driver-too-old-said", "driver-too-old-said-zh", "driver-too-old-said-cause"})
 SOURCE = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html (Table 3)"
 
+#: The CUDA a statement names: "CUDA 13 based operations", "CUDA 12.4".
+_CUDA_NAMED = re.compile(r"\bCUDA\s{0,2}(\d{1,2}(?:\.\d)?)\b", re.IGNORECASE)
 #: Words before the statement that take it back: a condition, a doubt, a negation.
 _HEDGE = re.compile(r"\b(?:if|whether|maybe|perhaps|might|may|could|would|should|probably|not|no|never|"
                     r"doesn't|don't|didn't|isn't|wasn't)\b|n't\b|是否|如果|会不会|是不是|不是|没有|可能", re.IGNORECASE)
@@ -62,7 +65,12 @@ class SaidTooOldRule:
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """One driver-too-old finding for the first CUDA build with a known floor."""
         driver = snapshot.driver
-        if not snapshot.from_report or not isinstance(driver, Unavailable) or driver.code != NOT_REPORTED:
+        if not snapshot.from_report:
+            return
+        if isinstance(driver, DriverInfo):
+            yield from self._with_driver(snapshot, driver, matrices)
+            return
+        if driver.code != NOT_REPORTED:
             return
         said = None
         for match in matrices.errors.match(snapshot.observed_errors):
@@ -93,5 +101,38 @@ class SaidTooOldRule:
                 f"upgrade the NVIDIA driver to {floor.min_driver} or newer (nvidia-smi shows the installed one); or "
                 f"install a {build.name} build for a CUDA the installed driver supports",
                 floor.prov.source or SOURCE, build.name,
+            )
+            return
+
+    @staticmethod
+    def _with_driver(snapshot: Snapshot, driver: DriverInfo, matrices: Matrices) -> Iterator[Finding]:
+        """The statement names a CUDA ("CUDA 13 based operations fail due insufficient driver version") and the report
+        gives the driver: an error when the driver is older than that CUDA's floor (cuda-driver.toml; a bare major
+        is its .0 release, whose floor minor-version compatibility extends to the whole major)."""
+        if not driver.version:
+            return
+        for match in matrices.errors.match(snapshot.observed_errors):
+            found = match.signature.pattern.search(match.line) if match.signature.id in SIGNATURES else None
+            if found is None or not stated(match.line, found.start(), found.end()):
+                continue
+            named = _CUDA_NAMED.search(match.line)
+            if named is None:
+                continue
+            cuda = named.group(1) if "." in named.group(1) else f"{named.group(1)}.0"
+            floor = matrices.cuda_driver.floor(cuda, system_of(snapshot))
+            if floor is None or meets(driver.version, floor.min_driver):
+                continue
+            from envguard.rules.signatures import _excerpt
+
+            yield Finding(
+                "driver-too-old", Severity.ERROR,
+                f"The report says the driver is too old for CUDA {named.group(1)}, and it is: driver "
+                f"{driver.version} is older than the {floor.min_driver} that CUDA {cuda} needs ({floor.rule}).",
+                (Evidence(SUBJECT, _excerpt(match), f"{snapshot.origin}, errors.toml {match.signature.id}"),
+                 ev("driver", driver.version, driver.source),
+                 ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
+                f"upgrade the NVIDIA driver to {floor.min_driver} or newer, or use a build for a CUDA the installed "
+                "driver supports (nvidia-smi shows its newest)",
+                floor.prov.source or SOURCE, "driver",
             )
             return

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 _UNTESTED_PYTHON = frozenset({"webui-untested-python"})
 #: pip finding no release to install ("Could not find a version that satisfies", "No matching distribution found").
 _PIP_FOUND_NONE = re.compile(r"Could not find a version that|No matching distribution found for")
+#: JAX's fallback warning, and the codes of the messages that say why a CUDA plugin that is installed failed.
+_JAX_FALLBACK = "jax-cpu-jaxlib-on-gpu-machine"
+_JAX_BACKEND_CODES = frozenset({"companion-mismatch", "cuda-libs-missing", "cudnn-mismatch", "driver-too-old",
+                                "driver-missing", "driver-library-mismatch"})
+_JAX_HARDWARE_SOURCE = "https://github.com/jax-ml/jax/blob/main/jax/_src/hardware_utils.py"
 #: TensorFlow's no-SASS warning (its kernels will be JIT-compiled from PTX) ...
 _NO_SASS = frozenset({"tf-no-kernel-binaries-for-capability"})
 #: ... and a kernel that then could not be loaded or launched (tensorflow#99592, #101746).
@@ -89,6 +94,14 @@ class SignatureRule:
                     (own := _gpu_of_arch(match, snapshot, matrices)) is not None:
                 severity = Severity.ERROR
                 evidence.append(own)
+            elif sig.id == _JAX_FALLBACK and severity is Severity.WARNING and "may be present" in match.line \
+                    and not any(m.signature.id != sig.id and m.signature.code in _JAX_BACKEND_CODES for m in matches):
+                # JAX prints "An NVIDIA GPU may be present" only when /dev/nvidia0, /dev/nvidiactl or /dev/dxg exists
+                # (jax/_src/hardware_utils.py has_visible_nvidia_gpu): the driver's device nodes are there, so this is
+                # a GPU machine; with no plugin failure logged beside it, its jaxlib has no CUDA backend at all.
+                severity = Severity.ERROR
+                evidence.append(Evidence("NVIDIA device nodes", "present (JAX checks /dev/nvidia0, /dev/nvidiactl, "
+                                         "/dev/dxg before printing this)", _JAX_HARDWARE_SOURCE))
             elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
