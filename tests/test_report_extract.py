@@ -121,15 +121,21 @@ def test_every_line_reaches_the_catalogue() -> None:
 
 
 def test_a_cpu_fallback_message_on_a_gpu_machine_is_an_error() -> None:
-    """JAX's fallback message alone says only "a GPU may be present" (warning); with the NVIDIA driver the same
-    report states, it is a CPU-only build on a GPU machine (error). The message is JAX's own wording."""
+    """JAX prints its fallback message only where /dev/nvidia0, /dev/nvidiactl or /dev/dxg exists
+    (jax/_src/hardware_utils.py), so alone it already shows a GPU machine (error, the device nodes as evidence); with
+    the NVIDIA driver the same report states, the driver is the evidence. The message is JAX's own wording."""
     from envguard.commands.check import check_report
     from envguard.findings import Severity
 
     message = ("An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. "
                "Falling back to cpu.")
     alone = check_report(message, "alone").findings
-    assert [(f.code, f.severity) for f in alone] == [("cpu-only-build", Severity.WARNING)]
+    assert [(f.code, f.severity) for f in alone] == [("cpu-only-build", Severity.ERROR)]
+    assert any(e.fact == "NVIDIA device nodes" for e in alone[0].evidence)
+    # a plugin failure logged beside it is the cause instead (jax-ml/jax#26750's plugin error, then the fallback)
+    plugin = ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.")
+    both = check_report(f"{plugin}\n{message}\n", "plugin").findings
+    assert ("cpu-only-build", Severity.ERROR) not in [(f.code, f.severity) for f in both]
     with_driver = check_report(f"{message}\nNvidia driver version: 550.144.03\n", "machine").findings
     assert [(f.code, f.severity) for f in with_driver] == [("cpu-only-build", Severity.ERROR)]
     assert any(e.fact == "NVIDIA driver" for e in with_driver[0].evidence)

@@ -94,6 +94,11 @@ class SignatureRule:
                     (own := _gpu_of_arch(match, snapshot, matrices)) is not None:
                 severity = Severity.ERROR
                 evidence.append(own)
+            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
+                # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
+                # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
+                severity = Severity.ERROR
+                evidence.append(machine)
             elif sig.id == _JAX_FALLBACK and severity is Severity.WARNING and "may be present" in match.line \
                     and not any(m.signature.id != sig.id and m.signature.code in _JAX_BACKEND_CODES for m in matches):
                 # JAX prints "An NVIDIA GPU may be present" only when /dev/nvidia0, /dev/nvidiactl or /dev/dxg exists
@@ -102,11 +107,6 @@ class SignatureRule:
                 severity = Severity.ERROR
                 evidence.append(Evidence("NVIDIA device nodes", "present (JAX checks /dev/nvidia0, /dev/nvidiactl, "
                                          "/dev/dxg before printing this)", _JAX_HARDWARE_SOURCE))
-            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
-                # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
-                # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
-                severity = Severity.ERROR
-                evidence.append(machine)
             code, cause, check = sig.code, sig.cause, sig.check
             if sig.id == FORWARD_COMPAT and snapshot.host.container:
                 # NOTE: in a container the newer user-mode driver is the image's cuda-compat libcuda: the image's CUDA
