@@ -169,7 +169,8 @@ def test_a_stated_too_old_driver_with_the_driver_and_a_cuda_in_the_report() -> N
 
 
 def test_a_tensorflow_gpu_wheel_named_in_an_install_command_is_judged_against_the_driver() -> None:
-    # GoogleCloudPlatform/container-engine-accelerators#106 (held-out N 861): driver 396.26 on a GKE node, pip install tensorflow-gpu==1.13.1
+    # GoogleCloudPlatform/container-engine-accelerators#106 (held-out N 861): driver 396.26 on a GKE node,
+    # pip install tensorflow-gpu==1.13.1
     text = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.26  Mon Apr 30 18:01:39 PDT 2018\n"
             "the version that is installed upon `pip install tensorflow-gpu==1.13.1` expects CUDA 10.0\n")
     assert "driver-too-old" in _errors(text)  # the tensorflow-gpu 1.13.1 wheel is built with CUDA 10.0 (>= 410.48)
