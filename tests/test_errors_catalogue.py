@@ -1180,6 +1180,45 @@ LINES: list[tuple[str, Expected]] = [
     # madhawav/YOLO3-4-Py#140
     ("129 | #error -- unsupported GNU version! gcc versions later than 8 are not supported!",
      {'nvcc-host-gcc-too-new': {}}),
+    # wave 10 (w10-sigs). A Jetson's notes (JetPack 4, torchvision 0.12 from source; code corpus)
+    ("ERROR: Package 'torchvision' requires a different Python: 3.6.9 not in '>=3.7'",
+     {'pip-framework-requires-different-python': {'python': '3.6.9'}}),
+    # SEN1221TUD/Q2_2024#7
+    ("ERROR: Ignored the following versions that require a different python version: 1.10.0 Requires-Python "
+     "<3.12,>=3.8; 1.10.0rc1 Requires-Python <3.12,>=3.8; 1.10.0rc2 Requires-Python <3.12,>=3.8",
+     {'pip-ignored-requires-python': {}}),
+    # an HPC centre's conda notes (code corpus): a GPU build solved on the login node
+    ("       nothing provides __cuda needed by tensorflow-2.9.1-cuda112py310he87a039_0",
+     {'conda-nothing-provides-cuda': {}}),
+    # deepmd-kit's README (code corpus)
+    ("> - │     └─ __cuda, which is missing on the system;", {'conda-nothing-provides-cuda': {}}),
+    # conda/conda tests/core/test_solve.py (test_cuda_fail_1, libmamba branch)
+    ("  - nothing provides __cuda >=10.0 needed by cudatoolkit-10.0-0", {'conda-cuda-virtual-package-too-old': {}}),
+    # openalea/lpy#24
+    ("  - feature:/linux-64::__cuda==10.2=0", {'conda-classic-cuda-virtual-package': {'driver_cuda': '10.2'}}),
+    # mit-han-lab/torchsparse#189
+    ("      RuntimeError: The current installed version of x86_64-linux-gnu-g++ (11.3.0) is greater than the maximum "
+     "required version by CUDA 11.3 (10.0.0). Please make sure to use an adequate version of x86_64-linux-gnu-g++ "
+     "(>=5.0.0, <=10.0.0).", {'torch-extension-host-compiler-out-of-range': {}}),
+    # erikwijmans/Pointnet2_PyTorch#181
+    ("      <command-line>: fatal error: cuda_runtime.h: No such file or directory",
+     {'cuda-runtime-header-missing': {}}),
+    # docling-project/docling-serve#110
+    ("Could not load the custom kernel for multi-scale deformable attention: CUDA_HOME environment variable is not "
+     "set. Please set it to your CUDA install root.", {'hf-deformable-attention-kernel-cuda-home': {}}),
+    # open-mmlab/mmsegmentation#911
+    ('It has a error "ImportError: libtorch_cuda_cu.so: cannot open shared object file: No such file or directory"',
+     {'torch-split-cuda-library-missing': {'lib': 'libtorch_cuda_cu.so'}}),
+    # enesmsahin/simple-lama-inpainting#10
+    ("NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend. This could be "
+     "because the operator doesn't exist for this backend, or was omitted during the selective/custom build process "
+     "(if using custom build).", {'torch-aten-op-no-cuda-backend': {}}),
+    # hkchengrex/Cutie#37
+    ("RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you "
+     "are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your "
+     "storages to the CPU.What should id do?", {'torch-load-cuda-unavailable': {}}),
+    # zju3dv/clean-pvnet#22
+    ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda-9.0'", {'torch-extension-no-cuda-runtime': {}}),
 ]
 
 
@@ -1204,6 +1243,13 @@ def test_every_signature_has_a_real_line_here(errors: ErrorsMatrix) -> None:
 
 #: Ordinary lines of environment reports, nvidia-smi, TF and JAX logs: evidence of nothing.
 INNOCENT: list[str] = [
+    # pytorch/pytorch#47849: a dependency of torch, not the framework, refused this Python
+    "2.ERROR: Package 'dataclasses' requires a different Python: 3.8.5 not in '>=3.6, <3.7'",
+    # conda/conda#11117: the glibc virtual package, and conda's closing line
+    '  - feature:/linux-64::__glibc==2.33=0',
+    'Your installed version is: 2.33',
+    # SIAnalytics/siatune#49 is matched; a CUDA_HOME echo is not
+    "export CUDA_HOME=/usr/local/cuda-11.0",
     'Is CUDA available: True',
     'cuDNN version: Could not collect',
     'Nvidia driver version: 470.82.01',

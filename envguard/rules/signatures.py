@@ -39,6 +39,18 @@ _FAMILY_FLOOR = frozenset({"flash-attn-requires-ampere"})
 #: (the GPU is newer than the torch release), not only a TORCH_CUDA_ARCH_LIST entry.
 _OWN_ARCH = frozenset({"torch-extension-unknown-arch"})
 _UNKNOWN_ARCH = re.compile(r"Unknown CUDA arch \((\d{1,2}\.\d)(?:\+PTX)?\)", re.IGNORECASE)
+#: pip's session-wide list of releases skipped for their Requires-Python: an error when the release that the same
+#: report's "Could not find a version that satisfies the requirement <framework>==X" pins is itself in the list.
+_IGNORED_PYTHON = frozenset({"pip-ignored-requires-python"})
+_PINNED_NOT_FOUND = re.compile(
+    r"Could not find a version that satisfies the requirement (?:torchvision|torchaudio|torch|tensorflow(?:-gpu|-cpu)?"
+    r"|jaxlib|jax|paddlepaddle(?:-gpu)?)={2,3}(\d{1,4}(?:\.\d{1,4}){0,3}(?:(?:a|b|rc|\.post)\d{1,4})?)", re.IGNORECASE)
+#: conda/mamba's "__cuda >=X" that no virtual package provides: an error when the report's driver CUDA is below X.
+_CUDA_VIRTUAL_BOUND = frozenset({"conda-cuda-virtual-package-too-old"})
+_CUDA_BOUND = re.compile(r"__cuda >=(\d{1,2}(?:\.\d{1,2})?)")
+#: CPU-only evidence that stays a warning on a GPU machine: a libtorch program whose CUDA library was not linked, or
+#: an extension build step without GPU access (docker build, a CPU worker), give the same line.
+_NO_MACHINE_ESCALATION = frozenset({"torch-aten-op-no-cuda-backend", "torch-extension-no-cuda-runtime"})
 
 
 class SignatureRule:
@@ -94,7 +106,17 @@ class SignatureRule:
                     (own := _gpu_of_arch(match, snapshot, matrices)) is not None:
                 severity = Severity.ERROR
                 evidence.append(own)
-            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None:
+            elif sig.id in _IGNORED_PYTHON and severity is Severity.WARNING and \
+                    (pinned := _pinned_in_ignored(match, snapshot)) is not None:
+                # pip skipped the very release the failing requirement pins because of its Requires-Python.
+                severity = Severity.ERROR
+                evidence.append(pinned)
+            elif sig.id in _CUDA_VIRTUAL_BOUND and severity is Severity.WARNING and \
+                    (older := _driver_below_bound(match, snapshot)) is not None:
+                severity = Severity.ERROR
+                evidence.append(older)
+            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None and \
+                    sig.id not in _NO_MACHINE_ESCALATION:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
                 # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
                 severity = Severity.ERROR
@@ -169,6 +191,29 @@ def _gpu_of_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) 
             return Evidence(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}: the arch the message names",
                             where)
     return None
+
+
+def _pinned_in_ignored(match: SignatureMatch, snapshot: Snapshot) -> Evidence | None:
+    """Evidence that the framework release a failing pip requirement pins is in pip's Requires-Python skip list."""
+    for line in snapshot.observed_errors:
+        for pinned in _PINNED_NOT_FOUND.finditer(line):
+            version = pinned.group(1)
+            if re.search(rf"(?<![\w.]){re.escape(version)}(?:\+\w{{1,20}})? Requires-Python ", match.line):
+                return Evidence("pip", f"{pinned.group(0)[:120]} (release {version} is in the Requires-Python "
+                                "skip list)", snapshot.origin)
+    return None
+
+
+def _driver_below_bound(match: SignatureMatch, snapshot: Snapshot) -> Evidence | None:
+    """Evidence that the report's driver supports an older CUDA than the __cuda bound the solver could not meet."""
+    bound = _CUDA_BOUND.search(match.line)
+    driver = snapshot.driver
+    if bound is None or isinstance(driver, Unavailable) or not driver.cuda_driver_version:
+        return None
+    if _cc_key(driver.cuda_driver_version) >= _cc_key(bound.group(1)):
+        return None
+    return Evidence("driver max CUDA", f"{driver.cuda_driver_version}, below the __cuda >={bound.group(1)} the "
+                    "package needs", driver.source)
 
 
 def _cc_key(cc: str) -> tuple[int, int]:
