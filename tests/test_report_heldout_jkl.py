@@ -174,3 +174,14 @@ def test_a_tensorflow_gpu_wheel_named_in_an_install_command_is_judged_against_th
     text = ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  396.26  Mon Apr 30 18:01:39 PDT 2018\n"
             "the version that is installed upon `pip install tensorflow-gpu==1.13.1` expects CUDA 10.0\n")
     assert "driver-too-old" in _errors(text)  # the tensorflow-gpu 1.13.1 wheel is built with CUDA 10.0 (>= 410.48)
+
+
+def test_torch_loading_an_nccl_older_than_its_wheels_pin() -> None:
+    # vllm-project/vllm#1726 (held-out M 647): torch 2.1.1 in a pip list, its NCCL error names the NCCL it loaded
+    error = ("DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, invalid argument, "
+             "NCCL version 2.14.3")
+    listing = "torch                         2.1.1\ntorchvision                   0.16.1\n"
+    assert "nccl-mismatch" in _errors(error + "\n" + listing)
+    # constructed: the pinned nvidia-nccl wheel listed and loaded is no mismatch (that check is the wheel rule's)
+    newer = error.replace("2.14.3", "2.18.1")
+    assert "nccl-mismatch" not in _errors(newer + "\n" + listing)

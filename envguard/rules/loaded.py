@@ -55,6 +55,7 @@ class LoadedLibraryRule:
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """Yield cudnn-mismatch / nccl-mismatch findings."""
         yield from self._nccl_not_the_wheel(snapshot)
+        yield from self._nccl_older_than_the_release(snapshot, matrices)
         yield from self._nccl_package_cuda(snapshot)
         yield from self._cudnn_loaded(snapshot)
         yield from _nccl_graph_capture(snapshot, matrices)
@@ -86,6 +87,40 @@ class LoadedLibraryRule:
                     "the wheel's nvidia/nccl/lib/libnccl.so.2",
                     NCCL_GET_VERSION, "nccl",
                 )
+
+    @staticmethod
+    def _nccl_older_than_the_release(snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """torch reports loading an NCCL older than every CUDA wheel of its release depends on (torch.toml's
+        nvidia-nccl pins), and no nvidia-nccl wheel is listed: a report whose NCCL error names the NCCL it loaded
+        ("NCCL error in: ..., NCCL version 2.14.3") with torch 2.1, whose CUDA wheels pin nvidia-nccl 2.15.5 / 2.18.1.
+        Not for a conda or source build (they link NCCL their own way)."""
+        if not snapshot.from_report or not isinstance(snapshot.packages, tuple) or any(
+                normalize_name(d.name).startswith("nvidia-nccl") for d in snapshot.packages):
+            return
+        torch = snapshot.framework("torch")
+        loaded = next((lib for lib in snapshot.libraries if lib.name == "nccl" and _loaded_by(lib, "torch")), None)
+        if torch is None or loaded is None or torch.channel or torch.accelerator in ("cpu", "rocm") \
+                or torch.distribution != "torch":
+            return
+        release = matrices.torch.release(torch.version)
+        tag = torch.version.partition("+")[2]
+        pins = [v.nccl for v in (release.variants if release else ()) if v.nccl and v.cuda
+                and (not tag or v.tag == tag)]
+        floor = min((pv for pv in (version(p) for p in pins) if pv is not None), default=None)
+        have = version(_base(loaded.version))
+        if release is None or floor is None or have is None or have >= floor:
+            return
+        yield Finding(
+            "nccl-mismatch", Severity.ERROR,
+            f"torch {torch.version} reports NCCL {loaded.version}, older than the NCCL its CUDA wheels depend on "
+            f"(nvidia-nccl {', '.join(sorted(set(pins)))}): another, older libnccl.so.2 (a stale nvidia-nccl wheel "
+            "of an earlier torch, the system's, one on LD_LIBRARY_PATH) is loaded instead.",
+            (ev("NCCL in use", loaded.version, loaded.path), build_evidence(torch),
+             ev("torch's NCCL", ", ".join(sorted(set(pins))), f"torch.toml {release.version} (nvidia-nccl pins)")),
+            "pip list | grep nccl: remove the stale nvidia-nccl wheel (keep the one torch requires); otherwise find "
+            "the other copy (ldconfig -p | grep libnccl; echo $LD_LIBRARY_PATH)",
+            release.prov.source, "nccl",
+        )
 
     @staticmethod
     def _nccl_package_cuda(snapshot: Snapshot) -> Iterator[Finding]:
