@@ -185,3 +185,23 @@ def test_torch_loading_an_nccl_older_than_its_wheels_pin() -> None:
     # constructed: the pinned nvidia-nccl wheel listed and loaded is no mismatch (that check is the wheel rule's)
     newer = error.replace("2.14.3", "2.18.1")
     assert "nccl-mismatch" not in _errors(newer + "\n" + listing)
+
+
+def test_a_cpu_tensorflow_said_installed_instead_of_gpu_beside_a_working_torch() -> None:
+    # aws/sagemaker-distribution#438 (held-out N 864): the summary line and torch's working CUDA, as written
+    text = (": SMD 1.8.0+ has TensorFlow CPU installed instead of GPU\n"
+            "3. pytorch will correctly show that CUDA is enabled.\n")
+    assert "cpu-only-build" in _errors(text)
+    # constructed: "instead" that wishes for a build still states nothing
+    from envguard.reports import extract_builds
+
+    asked = extract_builds.build_facts(["Should I install the TensorFlow CPU version instead?"], 0)
+    assert [m for m in asked if m.kind == extract_builds.CPU_CLAIM] == []
+
+
+def test_tensorflow_listing_no_gpu_on_a_jetson_is_a_warning_without_provenance() -> None:
+    # KumaTea/tensorflow-aarch64#6 (held-out N 888): a community aarch64 wheel on a Jetson Nano
+    text = (">>> tf.config.list_physical_devices('GPU')\n[]\n>>> \n\nI'm using NVIDIA's Jetson Nano device.\n")
+    env = parse_environments(text, "report", MATRICES)[0]
+    found = [(f.code, f.severity) for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings]
+    assert ("cpu-only-build", Severity.WARNING) in found

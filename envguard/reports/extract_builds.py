@@ -114,7 +114,10 @@ _CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
                            rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
-                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN})\b", re.IGNORECASE)
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}installed\b))\b", re.IGNORECASE)
+#: "... CPU installed instead of GPU": the "instead" affirms the CPU build, it does not wish for one.
+_INSTEAD_OF_GPU = re.compile(r"\binstead\s{1,2}of\s{1,2}(?:the\s{1,2})?(?:gpu|cuda)(?:\s{1,2}(?:version|build|one))?\b",
+                             re.IGNORECASE)
 #: "the CPU version", "the [cpu] version", "a CPU-only build", "the CPU-Version" with the framework named earlier in
 #: the sentence or in the sentence before ("the wrong pytorch version is installed. It defaults to the [cpu]
 #: version"); "the CPU version of the model" is not about a framework.
@@ -132,7 +135,7 @@ _FW_NAMED = re.compile(rf"(?<![\w-])({_FW})(?![\w-])", re.IGNORECASE)
 #: A verb that states what the install did, before the claim.
 _FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:s|ed)?|got|gets|getting|"
                         r"ended up|end up|fell back|falls back|falling back|pull(?:s|ed)|download(?:s|ed)|picks?|"
-                        r"picked|chose|selected|is|was|it's|gives|gave)\b", re.IGNORECASE)
+                        r"picked|chose|selected|is|was|it's|gives|gave|has|have|had)\b", re.IGNORECASE)
 #: A sentence that wishes, conditions or instructs states nothing about the install.
 _CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
                           r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
@@ -153,6 +156,11 @@ _ANY_WHEEL = re.compile(r"\b[A-Za-z0-9][\w.]{0,80}-\d[\w.+!]{0,40}-(?:cp|py)\d{1
 _CUDA_AVAILABLE_YES = re.compile(r"^\s{0,8}\**Is CUDA available\s{0,2}:\s{0,4}(?:Yes|True)\b", re.IGNORECASE)
 #: torch answering on the same line that CUDA works: "torch.cuda.is_available() # True" (aws/studio-lab-examples),
 #: "torch.cuda.is_available() returns True": this machine has a usable NVIDIA GPU.
+#: Another framework working on the GPU, said in a sentence: "pytorch will correctly show that CUDA is enabled",
+#: "pytorch can recognize the GPU" (aws/sagemaker-distribution, aws/studio-lab-examples): the machine has a GPU.
+_TORCH_SAYS_GPU = re.compile(r"\b(?:py)?torch\s{1,2}(?:(?:can|does|will|is able to)\s{1,2})?(?:correctly\s{1,2})?"
+                             r"(?:(?:shows?|says|reports?)\s{1,2}(?:that\s{1,2})?CUDA\s{1,2}is\s{1,2}(?:enabled|available)"
+                             r"|(?:recogni[sz]es?|detects?|sees|uses)\s{1,2}(?:the|my)\s{1,2}GPU)\b", re.IGNORECASE)
 _TORCH_SEES_GPU = re.compile(r"\btorch\.cuda\.is_available\(\)\)?[`'\"\s]{0,4}(?:returns?|returned|gives|gave|prints?|"
                              r"printed|outputs?|is|->|=>|==|:|#)[`'\"\s:]{0,6}True\b")
 _JAX_FORM_ACCEL = re.compile(r"^\s{0,3}#{2,4}\s{1,4}Which accelerator\(s\) are you using\??\s*$", re.IGNORECASE)
@@ -276,7 +284,7 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
     earlier = last_sentence(prev[:2000])
     for sentence in sentences(line):
         lowered = sentence.lower()
-        if "cpu" in lowered and not _CLAIM_HEDGE.search(sentence):
+        if "cpu" in lowered and not _CLAIM_HEDGE.search(_INSTEAD_OF_GPU.sub("", sentence)):
             claimed = False
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
                 found = regex.search(sentence)
@@ -333,6 +341,7 @@ _CUDA_PREFIX = re.compile(r"(?<![\w.-])/usr/local/cuda-(\d{1,2}\.\d)(?=/|\s|$|[`
 
 def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
     line = lines[i]
+    lowered_line = line.lower()
     prefix = _CUDA_PREFIX.search(line) if "/usr/local/cuda-" in line else None
     if prefix:
         yield Mention(CUDA_PREFIX, prefix.group(1), n, PROSE, f"path /usr/local/cuda-{prefix.group(1)}")
@@ -345,6 +354,8 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
         yield Mention(GPU_PRESENT, "Is CUDA available: Yes", n, TOOL, "collect_env: Is CUDA available")
     elif "is_available" in line and (sees := _TORCH_SEES_GPU.search(line)):
         yield Mention(GPU_PRESENT, sees.group(0), n, MESSAGE, "text: torch.cuda.is_available() True")
+    elif "torch" in lowered_line and (says := _TORCH_SAYS_GPU.search(line)) and not _HAS_CUDA_HEDGE.search(line):
+        yield Mention(GPU_PRESENT, says.group(0), n, PROSE, "text: torch uses the GPU on this machine")
     if _HARDWARE_HEADING.match(line):
         yield from _form_gpu_answer(lines, i, n, _CUDA_GPU_ANSWER, f"issue form: {line.strip().lstrip('#').strip()}")
     lowered = line.lower()
