@@ -61,6 +61,9 @@ class ErrorsMatrix:
     #: signature id → a lower-case literal every match contains (from the pattern's own syntax tree), so that a
     #: line without it is skipped before the regex runs; "" when there is none. Filled on the first match().
     _anchors: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: (signature, anchor) for every signature, in catalogue order: built on the first match() (a report's lines are
+    #: matched one at a time, so this is read once per line).
+    _anchored: list[tuple[ErrorSignature, str]] = field(default_factory=list, repr=False, compare=False)
 
     def anchor(self, sig: ErrorSignature) -> str:
         """The literal ``sig`` needs (computed once)."""
@@ -91,7 +94,9 @@ class ErrorsMatrix:
         :raises MatrixError: when a pattern of the catalogue does not compile.
         """
         out: list[SignatureMatch] = []
-        anchors = [(sig, self.anchor(sig)) for sig in self.signatures]
+        if len(self._anchored) != len(self.signatures):
+            self._anchored[:] = [(sig, self.anchor(sig)) for sig in self.signatures]
+        anchors = self._anchored
         for line in lines:
             text = line.strip()
             if not text:
