@@ -319,7 +319,7 @@ def build_specs(python: str) -> list[CommandSpec]:
     return [
         CommandSpec("envguard", "envguard check", eg_argv, envguard, True, no_eg),
         # NOTE: the default text output, into a pipe as in CI (the JSON run above is what machines read)
-        CommandSpec("envguard_text", "envguard check (text)", eg_argv[:-2], envguard, True, no_eg),
+        CommandSpec("envguard_text", "envguard check (text)", eg_argv[:-2], envguard, False, no_eg),
         CommandSpec("envguard_deep", "envguard check --deep", [*eg_argv, "--deep"], envguard, True, no_eg),
         CommandSpec("collect_env", "python -m torch.utils.collect_env", [python, "-m", "torch.utils.collect_env"]),
         CommandSpec("env_doctor", "env-doctor check", [env_doctor, "check"], skip_reason=no_ed),
