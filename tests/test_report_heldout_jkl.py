@@ -205,3 +205,22 @@ def test_tensorflow_listing_no_gpu_on_a_jetson_is_a_warning_without_provenance()
     env = parse_environments(text, "report", MATRICES)[0]
     found = [(f.code, f.severity) for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings]
     assert ("cpu-only-build", Severity.WARNING) in found
+
+
+def test_a_full_driver_version_in_backticks_is_read_despite_support_words() -> None:
+    # skypilot-org/skypilot#9406 (held-out P 965): the maintainer's problem statement
+    text = ("When using the default SkyPilot AWS AMI, `uv` resolves `torch==2.11.0+cu130`, but the AMI ships NVIDIA "
+            "driver `535.216.01`, which is too old to support cu13x wheels.\n")
+    snapshot = _read(text)
+    assert snapshot.driver.version == "535.216.01"  # type: ignore[union-attr]
+    assert "driver-too-old" in _errors(text)
+
+
+def test_a_conda_plan_with_a_cpu_build_string_is_a_cpu_build() -> None:
+    # pytorch/pytorch#67108 (held-out P 966): conda's plan on Windows picked py3.8_cpu_0 despite cudatoolkit=11.3
+    text = ("1. Run `conda install pytorch torchvision torchaudio cudatoolkit=11.3 -c pytorch` on Windows\n"
+            "    The following NEW packages will be INSTALLED:\n"
+            "    pytorch            pytorch/win-64::pytorch-1.10.0-py3.8_cpu_0\n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and torch.accelerator == "cpu"
+    assert "cpu-only-build" in _errors(text)

@@ -180,6 +180,7 @@ _CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60}
                         r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
+_CONDA_CPU_BUILD = re.compile(r"(?:^|_)cpu(?:_|$)")
 #: A JSON object's "name": "version" line, as InvokeAI's "Python dependencies" issue-form answer lists its
 #: environment ('"torch"       : "2.6.0+cu124" ,', invoke-ai/InvokeAI#9323's listing has the same shape).
 _JSON_DEPENDENCY = re.compile(r'^"([A-Za-z][A-Za-z0-9._-]{0,60})"\s{0,40}:\s{0,4}"(\d[\w.+!-]{0,40})"\s{0,40},?$')
@@ -207,7 +208,8 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
         if match and _INTERESTING.match(normalize_name(match.group(1))):
             name, build = normalize_name(match.group(1)), match.group(4)
             yield Mention("package", match.group(3), n, TOOL, "conda transaction", name)
-            if name in ("pytorch", "jaxlib", "tensorflow") and build.lower().startswith("cpu"):
+            # NOTE: conda's plan names the build string: "py3.8_cpu_0" (pytorch channel), "cpu_py310h…" (conda-forge)
+            if name in ("pytorch", "jaxlib", "tensorflow") and _CONDA_CPU_BUILD.search(build.lower()):
                 yield Mention(f"{'torch' if name == 'pytorch' else name}_cuda_none", build, n, TOOL,
                               "conda build string")
             continue

@@ -20,7 +20,7 @@ from envguard.sentences import sentences
 
 #: "driver is 525", "driver version 470.xx", "driver version is 535.104.05", "NVIDIA driver: R535", "driver 550.*".
 _DRIVER_THEN_BRANCH = re.compile(
-    r"\bdrivers?(?:\s{1,2}version)?(?:\s{1,2}is|\s{0,2}[:=])?\s{0,2}(?:[rRvV]\.?\s{0,1})?([3-7]\d{2}(?:\.\d{2,3}){0,2})"
+    r"\bdrivers?(?:\s{1,2}version)?(?:\s{1,2}is|\s{0,2}[:=])?\s{0,2}[`'\"]?(?:[rRvV]\.?\s{0,1})?([3-7]\d{2}(?:\.\d{2,3}){0,2})"
     r"(?:\.(?:xx?|XX?|\*))?(?![\w+]|\.\w)")
 #: "the 525 driver", "470.xx driver", "R535 drivers", "535.104.05 NVIDIA driver".
 _BRANCH_THEN_DRIVER = re.compile(
@@ -50,9 +50,16 @@ _SMI_HEADER = re.compile(r"NVIDIA-SMI\s{1,8}\d{3}\.\d{1,3}(?:\.\d{1,3})?\s{1,20}
                          r"(\d{3}\.\d{1,3}(?:\.\d{1,3})?)\s{1,20}CUDA Version:\s{0,4}(\d{1,2}\.\d{1,2})")
 
 
-def _stated(sentence: str, start: int, end: int) -> bool:
+#: A full driver version (535.216.01) is a number someone read off a machine: only a condition or an example takes it
+#: back, not the "supports"/"requires" words around it ("ships driver `535.216.01`, which is too old to support cu13x").
+_FULL_VERSION_HEDGE = re.compile(r"\b(?:if|would|should|could|e\.g|for example|such as|instead of|rather than)\b",
+                                 re.IGNORECASE)
+
+
+def _stated(sentence: str, start: int, end: int, value: str = "") -> bool:
     window = sentence[max(0, start - _HEDGE_WINDOW):end + _HEDGE_WINDOW]
-    return _HEDGE.search(window) is None
+    hedge = _FULL_VERSION_HEDGE if value.count(".") == 2 else _HEDGE
+    return hedge.search(window) is None
 
 
 #: A bare branch after a preposition, in a sentence that follows one naming the driver: "Update the GPU driver to the
@@ -73,7 +80,7 @@ def driver_prose(lines: list[str], offset: int) -> Iterator[Mention]:
         named = False
         for regex in (_DRIVER_THEN_BRANCH, _BRANCH_THEN_DRIVER):
             for found in regex.finditer(text):
-                if _stated(text, found.start(), found.end()):
+                if _stated(text, found.start(), found.end(), found.group(1)):
                     value = found.group(1)
                     how = "text (driver branch)" if "." not in value else "text"
                     yield Mention("driver", value, n, PROSE, how)

@@ -97,7 +97,11 @@ class Resolved:
     def _pick(self, label: str, found: list[Mention]) -> Mention:
         found = sorted(found, key=lambda m: (-m.tier, m.line))
         best = found[0]
-        rival = next((m for m in found[1:] if _comparable(m.value) != _comparable(best.value)), None)
+        if label == "driver" and "." not in best.value:
+            # NOTE: "driver 535" and "driver 535.274.02" at the same tier are one driver: the full version says more.
+            best = next((m for m in found if m.tier == best.tier and m.value.startswith(f"{best.value}.")), best)
+        rival = next((m for m in found if m is not best and _comparable(m.value) != _comparable(best.value)
+                      and not (label == "driver" and best.value.startswith(f"{m.value}."))), None)
         unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS, *extract_jetson.UNNOTED_KINDS)
         if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
