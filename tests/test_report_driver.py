@@ -38,6 +38,9 @@ def _drivers(text: str) -> list[str]:
      ["525"]),
     # oobabooga/textgen#4407 (a full version after "drivers")
     ("Hi. Thanks for your answer. I'm updated NVIDIA drivers to 535.113.01", []),
+    # gpustack/gpustack#1254: "can't" is about updating; a full version read off the machine is the machine's driver
+    ("Currently my driver version is 535.129.03, since I can't just update this driver , do I have any other "
+     "solutions?", ["535.129.03"]),
 ])
 def test_driver_branch_in_prose(line: str, expected: list[str]) -> None:
     assert _drivers(line) == expected
@@ -46,8 +49,6 @@ def test_driver_branch_in_prose(line: str, expected: list[str]) -> None:
 @pytest.mark.parametrize("line", [
     # quokka-astro/quokka#199: a requirement, not the machine's driver
     "We need to upgrade the driver to 525.00 or higher.",
-    # gpustack/gpustack#1254: hedged (the sentence says what cannot be done)
-    "Currently my driver version is 535.129.03, since I can't just update this driver , do I have any other solutions?",
 ])
 def test_driver_requirements_and_hedges_are_not_facts(line: str) -> None:
     assert _drivers(line) == []
