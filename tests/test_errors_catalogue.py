@@ -175,6 +175,19 @@ LINES: list[tuple[str, Expected]] = [
     # rapidsai/deployment#656 (held-out N 862): the cause said after the symptom
     ("This causes CUDA 13 based operations to fail due insufficient driver version",
      {"driver-too-old-said-cause": {}}),
+    # open-mmlab/mmcv#596 (its title) and genmoai/mochi#30 (Transformer Engine): extensions built for another torch
+    ("ImportError: /usr/local/lib/python3.6/dist-packages/mmcv/_ext.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+     "_ZN2at5emptyEN3c108ArrayRefIlEERKNS0_13TensorOptionsENS0_8optionalINS0_12MemoryFormatEE",
+     {"torch-extension-undefined-symbol": {
+         "symbol": "_ZN2at5emptyEN3c108ArrayRefIlEERKNS0_13TensorOptionsENS0_8optionalINS0_12MemoryFormatEE"}}),
+    ("transformer_engine_extensions.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN5torch3jit17parseSchema"
+     "OrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE",
+     {"torch-extension-undefined-symbol": {
+         "symbol": "_ZN5torch3jit17parseSchemaOrNameERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEE"}}),
+    # PaddlePaddle/Paddle#76037 (held-out O 675): Paddle 3's own architecture check
+    ("`Mismatched GPU Architecture: The installed PaddlePaddle package was compiled for 60 61 70 75 80 86 ,but your "
+     "current GPU is 120 Solution: Install the correct wheel package built for your GPU from the official PaddlePaddle "
+     "website`", {"paddle-mismatched-gpu-architecture": {}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),

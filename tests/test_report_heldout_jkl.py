@@ -224,3 +224,12 @@ def test_a_conda_plan_with_a_cpu_build_string_is_a_cpu_build() -> None:
     torch = _read(text).framework("torch")
     assert torch is not None and torch.accelerator == "cpu"
     assert "cpu-only-build" in _errors(text)
+
+
+def test_xformers_built_for_another_torch_release_is_an_error() -> None:
+    # sdbds/musubi-tuner-scripts#4 (held-out O 672): a dependency moved torch from 2.5.1 to 2.6.0 under xformers
+    text = ("WARNING:xformers:WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.5.1+cu124 with CUDA 1204 (you have 2.6.0+cu124)\n")
+    assert "companion-mismatch" in _errors(text)
+    # constructed: the same release with another local tag is not judged here
+    assert "companion-mismatch" not in _errors(text.replace("2.6.0+cu124)", "2.5.1+cu121)"))

@@ -28,6 +28,10 @@ _JAX_FALLBACK = "jax-cpu-jaxlib-on-gpu-machine"
 _JAX_BACKEND_CODES = frozenset({"companion-mismatch", "cuda-libs-missing", "cudnn-mismatch", "driver-too-old",
                                 "driver-missing", "driver-library-mismatch"})
 _JAX_HARDWARE_SOURCE = "https://github.com/jax-ml/jax/blob/main/jax/_src/hardware_utils.py"
+#: xformers' "xFormers was built for: PyTorch 2.10.0+cu128 with CUDA 1208 (you have 2.11.0+cu130)".
+_XFORMERS_BUILT_FOR = "xformers-built-for-torch"
+_XFORMERS_PAIR = re.compile(r"PyTorch (\d+\.\d+\.\d+\S{0,20}?)(?: with CUDA \d{3,5})? "
+                            r"\(you have (\d+\.\d+\.\d+[\w.+]{0,20})\)")
 #: TensorFlow's no-SASS warning (its kernels will be JIT-compiled from PTX) ...
 _NO_SASS = frozenset({"tf-no-kernel-binaries-for-capability"})
 #: ... and a kernel that then could not be loaded or launched (tensorflow#99592, #101746).
@@ -98,6 +102,13 @@ class SignatureRule:
                 # kernel that could not be loaded: the PTX path failed too, so the build has no usable kernels.
                 severity = Severity.ERROR
                 evidence.append(Evidence("kernel load failed", failed[:160], snapshot.origin))
+            elif sig.id == _XFORMERS_BUILT_FOR and (built := _XFORMERS_PAIR.search(match.line)) is not None \
+                    and built.group(1).split("+")[0] != built.group(2).split("+")[0]:
+                # xformers' detail line names the torch its binary was built for and the one installed: another torch
+                # release is a wheel for another torch (facebookresearch/xformers' build-info check).
+                severity = Severity.ERROR
+                evidence.append(Evidence("xformers built for", f"torch {built.group(1)}; installed {built.group(2)}",
+                                         snapshot.origin))
             elif sig.id in _FAMILY_FLOOR and severity is Severity.WARNING and \
                     (below := _below_family(match, snapshot, matrices)) is not None:
                 severity = Severity.ERROR
