@@ -30,5 +30,10 @@ def merge_corroborated(findings: list[Finding]) -> list[Finding]:
             host = out[twin]
             if host.subject == SUBJECT and finding.severity > host.severity:
                 host = dataclasses.replace(finding, evidence=host.evidence)
+            elif finding.severity > host.severity:
+                # NOTE: a message that settles more than the facts do (TensorFlow's no-SASS warning, then a kernel
+                # that failed to load: an error; the facts alone give the PTX-JIT warning) leads, the facts back it.
+                out[twin] = dataclasses.replace(finding, evidence=finding.evidence + host.evidence)
+                continue
             out[twin] = dataclasses.replace(host, evidence=host.evidence + finding.evidence)
     return out

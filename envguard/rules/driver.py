@@ -79,7 +79,7 @@ class DriverRule:
         self, driver: DriverInfo, build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices
     ) -> Iterator[Finding]:
         if not build.cuda:
-            wheel_cuda = _tf_wheel_cuda(build, snapshot, matrices)
+            wheel_cuda = tf_wheel_cuda(build, snapshot, matrices)
             if wheel_cuda is None:
                 return
             build = replace(build, cuda=wheel_cuda, source=f"{build.source}; CUDA {wheel_cuda}: the tensorflow wheel "
@@ -208,7 +208,7 @@ def forward_compat_hint(cuda: str | None, snapshot: Snapshot, matrices: Matrices
     return None
 
 
-def _tf_wheel_cuda(build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices) -> str | None:
+def tf_wheel_cuda(build: FrameworkBuild, snapshot: Snapshot, matrices: Matrices) -> str | None:
     """In a report, the CUDA a TensorFlow GPU wheel named without its build info was built with: the release's tested
     Linux build configuration (tensorflow.org/install/source#gpu). Not for a conda build (its own CUDA variants)."""
     if build.name != "tensorflow" or not snapshot.from_report or build.channel or "conda" in build.source:

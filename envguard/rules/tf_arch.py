@@ -17,6 +17,7 @@ from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, platform_of, version
+from envguard.rules.driver import tf_wheel_cuda
 from envguard.snapshot import Snapshot
 
 #: TensorFlow's nvcc wrapper: every capability as SASS plus its PTX.
@@ -34,7 +35,9 @@ class TfToolkitArchRule:
         """Yield an arch-unsupported warning per GPU newer than the build's toolkit."""
         gpus = snapshot.gpu_list()
         for build in snapshot.frameworks:
-            have = version(build.cuda)
+            # NOTE: a report's TensorFlow named without its build info: the wheel's tested CUDA (tensorflow.toml)
+            built_with = build.cuda or tf_wheel_cuda(build, snapshot, matrices)
+            have = version(built_with)
             if build.name != "tensorflow" or build.accelerator != "cuda" or have is None or not gpus:
                 continue
             if ArchRule._arch_list(build, matrices, platform_of(snapshot)) is not None:
@@ -49,10 +52,10 @@ class TfToolkitArchRule:
                 label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
                 yield Finding(
                     "arch-unsupported", Severity.WARNING,
-                    f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {build.cuda} "
+                    f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {built_with} "
                     f"{label} was built with (the first toolkit that compiles for {cc} is CUDA "
                     f"{first}): the build has no SASS for it and runs only PTX JIT-compiled at start-up, with "
-                    f"CUDA {build.cuda}'s cuDNN and cuBLAS, which predate this GPU.",
+                    f"CUDA {built_with}'s cuDNN and cuBLAS, which predate this GPU.",
                     (gpu_evidence(gpu, cc, cc_source),
                      build_evidence(build),
                      ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda"),
