@@ -191,6 +191,9 @@ LINES: list[tuple[str, Expected]] = [
     # xorbitsai/inference#2945 (held-out O 698, a negative: /dev/shm too small in the containers)
     ("RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)",
      {"nccl-unhandled-system-error": {}}),
+    # NVIDIA/nvidia-docker wiki, CUDA page: nvidia-docker 1.0's own check
+    ("nvidia-docker | 2016/04/21 21:41:35 Error: unsupported CUDA version: driver 7.0 < image 7.5",
+     {"nvidia-docker1-unsupported-cuda-version": {"driver_cuda": "7.0", "required_cuda": "7.5"}}),
     # jax-ml/jax#26750 (its title)
     ("AttributeError: module 'jaxlib.xla_client' has no attribute 'register_custom_type_id_handler'.",
      {"jax-plugin-calls-missing-xla-client-api": {}}),
