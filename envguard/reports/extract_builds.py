@@ -48,8 +48,9 @@ _BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\
 _CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?"
                         rf"{_BUILT_CALL}\)?\s{{0,4}}$")
 #: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
-_CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}(?:returns?|returned|gives|gave|prints?|printed|"
-                          rf"outputs?|is|->|=>|==|:|#)?[`'\"\s:]{{0,6}}False\b")
+#: How a report writes a call's answer on the call's own line: "returns False", "-> False", "# True".
+_ANSWER_VERB = r"(?:returns?|returned|gives|gave|prints?|printed|outputs?|is|->|=>|==|:|#)"
+_CALL_INLINE = re.compile(rf"{_BUILT_CALL}\)?[`'\"\s]{{0,4}}{_ANSWER_VERB}?[`'\"\s:]{{0,6}}False\b")
 _ANSWER_FALSE = re.compile(r"^\s{0,8}(?:Out\[\d{1,5}\]:\s{0,4})?False\s*$")
 _TORCH_CUDA_CALL = re.compile(r"^\s{0,8}(?:>>>\s{0,2}|In \[\d{1,5}\]:\s{0,4})?"
                               r"print\(\s{0,2}torch\.version\.cuda\s{0,2}\)\s{0,4}$")
@@ -161,8 +162,7 @@ _CUDA_AVAILABLE_YES = re.compile(r"^\s{0,8}\**Is CUDA available\s{0,2}:\s{0,4}(?
 _TORCH_SAYS_GPU = re.compile(r"\b(?:py)?torch\s{1,2}(?:(?:can|does|will|is able to)\s{1,2})?(?:correctly\s{1,2})?"
                              r"(?:(?:shows?|says|reports?)\s{1,2}(?:that\s{1,2})?CUDA\s{1,2}is\s{1,2}(?:enabled|available)"
                              r"|(?:recogni[sz]es?|detects?|sees|uses)\s{1,2}(?:the|my)\s{1,2}GPU)\b", re.IGNORECASE)
-_TORCH_SEES_GPU = re.compile(r"\btorch\.cuda\.is_available\(\)\)?[`'\"\s]{0,4}(?:returns?|returned|gives|gave|prints?|"
-                             r"printed|outputs?|is|->|=>|==|:|#)[`'\"\s:]{0,6}True\b")
+_TORCH_SEES_GPU = re.compile(rf"\btorch\.cuda\.is_available\(\)\)?[`'\"\s]{{0,4}}{_ANSWER_VERB}[`'\"\s:]{{0,6}}True\b")
 _JAX_FORM_ACCEL = re.compile(r"^\s{0,3}#{2,4}\s{1,4}Which accelerator\(s\) are you using\??\s*$", re.IGNORECASE)
 _GPU_ANSWER = re.compile(r"^\s{0,8}(?:NVIDIA\s{1,2})?GPU\b", re.IGNORECASE)
 #: Issue forms that ask for the hardware (kyutai-labs/moshi's bug.yml: "Hardware" = CPU / GPU with CUDA / Metal

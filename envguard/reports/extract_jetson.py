@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from envguard.reports.extract_builds import _FRAMEWORK_OF
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import sentences
 from envguard.snapshot import FrameworkBuild, RuntimeReport
@@ -70,7 +71,6 @@ _NOT_SEEN = re.compile(
 _PIP_SAID = re.compile(rf"\binstalled\s{{1,2}}({_FW_WORDS})\s{{1,2}}(?:with|via|using|through|from)\s{{1,2}}pip3?\b"
                        rf"|\bpip3?[- ]installed\s{{1,2}}({_FW_WORDS})\b", re.IGNORECASE)
 _SAID_HEDGE = re.compile(r"\b(?:if|whether|would|should|could|might|unless)\b", re.IGNORECASE)
-_FW_KEY = {"torch": "torch", "pytorch": "torch", "tensorflow": "tensorflow", "tf": "tensorflow"}
 _REPL_FALSE = re.compile(r"^(?:\[?\d{1,3}\]?:?\s{0,2})?False\s{0,4}$")
 _TF_NONE = re.compile(r"Num GPUs Available\W{0,4}0\b"
                       r"|list_physical_devices\(\s{0,2}['\"]GPU['\"]\s{0,2}\)\)?\W{0,8}\[\]")
@@ -103,12 +103,12 @@ def _said(line: str, n: int) -> Iterator[Mention]:
             continue
         seen = _NOT_SEEN.search(sentence)
         if seen:
-            framework = _FW_KEY[(seen.group(1) or seen.group(2)).lower()]
+            framework = _FRAMEWORK_OF[(seen.group(1) or seen.group(2)).lower()]
             yield Mention(CUDA_UNAVAILABLE, seen.group(0), n, PROSE, "text: the framework does not see the GPU",
                           framework)
         pip = _PIP_SAID.search(sentence)
         if pip:
-            framework = _FW_KEY[(pip.group(1) or pip.group(2)).lower()]
+            framework = _FRAMEWORK_OF[(pip.group(1) or pip.group(2)).lower()]
             yield Mention(PIP_INDEX, DEFAULT_INDEX, n, PROSE, f"text: {pip.group(0)}", framework)
 
 

@@ -302,10 +302,8 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
         dists["torch"] = Distribution("torch", torch_m.value.split()[0])
     tf_requested = [m for m in r.mentions if m.kind == "requested" and m.key in ("tensorflow", "tensorflow-gpu")
                     and re.match(r"\d+\.\d+", m.value)]
-    for name, mention in (("tf", "tensorflow"), ("tf_message", "tensorflow"), ("tf_prose", "tensorflow"),
-                          ("tf_requested", "tensorflow")):
-        # NOTE: what an install command asked for is the build only when nothing else names one (as for torch).
-        m = r.get(name) if name != "tf_requested" else (tf_requested[-1] if tf_requested else None)
+    # NOTE: what an install command asked for is the build only when nothing else names one (as for torch).
+    for m in (r.get("tf"), r.get("tf_message"), r.get("tf_prose"), tf_requested[-1] if tf_requested else None):
         if m is not None and not any(d.startswith(("tensorflow", "tf-nightly")) for d in dists):
             number = re.search(r"\d+\.\d+(?:\.\d+)?", m.value)
             if number:
@@ -313,7 +311,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 # name an install command or listing gave for this version decides.
                 gpu_named = any(x.key == "tensorflow-gpu" and _comparable(x.value) == _comparable(number.group(0))
                                 for x in r.mentions if x.kind in ("requested", "package"))
-                dist = "tensorflow-gpu" if gpu_named or m.key == "tensorflow-gpu" else mention
+                dist = "tensorflow-gpu" if gpu_named or m.key == "tensorflow-gpu" else "tensorflow"
                 dists[dist] = Distribution(dist, number.group(0))
                 pkgs[dist] = replace(m, value=number.group(0))
     builds = list(frameworks_from({}, dists))
