@@ -450,3 +450,38 @@ def series_lookup(rows: tuple[_R, ...], version: str) -> _R | None:
         return None
     key = f"{v.major}.{v.minor}"
     return next((r for r in rows if r.version == key), None)
+
+
+@dataclass(frozen=True, slots=True)
+class JetsonBuilds:
+    """NVIDIA's own builds of one framework (torch, TensorFlow) for the Jetson boards of one JetPack major."""
+
+    #: JetPack major ("4").
+    jetpack: str
+    #: The newest series NVIDIA built for this JetPack ("1.10" for torch on JetPack 4).
+    newest: Version
+    #: Compute capabilities of the boards whose last JetPack major is this one ("5.3": Nano, TX1).
+    last_for: tuple[str, ...]
+    prov: Provenance
+
+
+def parse_jetson(data: Mapping[str, Any], col: Collector) -> tuple[JetsonBuilds, ...]:
+    """A matrix's [[jetson]] rows (jetpack, newest, last_for)."""
+    out = []
+    for where, row in col.rows(data, "jetson"):
+        col.keys(row, {"jetpack", "newest", "last_for"} | PROV_KEYS, where)
+        jetpack, newest = col.string(row, "jetpack", where, required=True), col.version(row, "newest", where,
+                                                                                         required=True)
+        if jetpack is None or newest is None:
+            continue
+        out.append(JetsonBuilds(jetpack, newest, col.cc_list(row, "last_for", where) or (), col.prov(row, where)))
+    check_unique([r.jetpack for r in out], col, "jetson", "jetpack")
+    return tuple(out)
+
+
+def jetson_lookup(rows: tuple[JetsonBuilds, ...], jetpack: str | None, cc: str | None) -> JetsonBuilds | None:
+    """The row for JetPack ``jetpack`` (any release, its major counts), else the row of the last JetPack of a board
+    of compute capability ``cc``; None when not recorded."""
+    major = jetpack.lstrip("vV").split(".")[0] if jetpack else None
+    row = next((r for r in rows if r.jetpack == major), None) if major else None
+    return row or next((r for r in rows if cc is not None and cc in r.last_for), None)

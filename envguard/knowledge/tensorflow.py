@@ -14,9 +14,12 @@ from envguard.knowledge._base import (
     META_KEYS,
     PROV_KEYS,
     Collector,
+    JetsonBuilds,
     MatrixMeta,
     Provenance,
     check_order,
+    jetson_lookup,
+    parse_jetson,
     series_lookup,
     series_version,
 )
@@ -42,6 +45,12 @@ class TensorflowMatrix:
 
     meta: MatrixMeta
     releases: tuple[TensorflowRelease, ...]
+    #: NVIDIA's TensorFlow-for-Jetson builds per JetPack major (only the majors read).
+    jetson: tuple[JetsonBuilds, ...] = ()
+
+    def jetson_builds(self, jetpack: str | None, cc: str | None) -> JetsonBuilds | None:
+        """NVIDIA's Jetson TensorFlow builds for JetPack ``jetpack``, else for the last JetPack of a ``cc`` board."""
+        return jetson_lookup(self.jetson, jetpack, cc)
 
     def release(self, version: str) -> TensorflowRelease | None:
         """The minor series a version belongs to."""
@@ -53,7 +62,7 @@ class TensorflowMatrix:
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TensorflowMatrix:
-    col.keys(data, META_KEYS | {"release"}, "header")
+    col.keys(data, META_KEYS | {"release", "jetson"}, "header")
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "python", "cuda", "cudnn", "windows_native_gpu", "and_cuda"} | PROV_KEYS, where)
@@ -76,6 +85,6 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TensorflowM
             col.prov(row, where),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
-    return TensorflowMatrix(meta, tuple(releases))
+    return TensorflowMatrix(meta, tuple(releases), parse_jetson(data, col))
 
 

@@ -15,10 +15,13 @@ from envguard.knowledge._base import (
     META_KEYS,
     PROV_KEYS,
     Collector,
+    JetsonBuilds,
     MatrixMeta,
     Provenance,
     check_order,
     check_unique,
+    jetson_lookup,
+    parse_jetson,
     series_lookup,
     series_version,
 )
@@ -188,19 +191,6 @@ class Aarch64Index:
 
 
 @dataclass(frozen=True, slots=True)
-class JetsonTorch:
-    """NVIDIA's own PyTorch builds for the Jetson boards of one JetPack major."""
-
-    #: JetPack major ("4").
-    jetpack: str
-    #: The newest torch series NVIDIA built for this JetPack ("1.10").
-    newest: Version
-    #: Compute capabilities of the boards whose last JetPack major is this one ("5.3": Nano, TX1).
-    last_for: tuple[str, ...]
-    prov: Provenance
-
-
-@dataclass(frozen=True, slots=True)
 class TorchMatrix:
     """torch releases, newest first."""
 
@@ -213,18 +203,15 @@ class TorchMatrix:
     #: Which releases' linux_aarch64 wheels are CPU builds on the default and PyTorch indexes.
     aarch64_indexes: tuple[Aarch64Index, ...] = ()
     #: NVIDIA's Jetson builds per JetPack major.
-    jetson: tuple[JetsonTorch, ...] = ()
+    jetson: tuple[JetsonBuilds, ...] = ()
 
     def aarch64_index(self, index: str) -> Aarch64Index | None:
         """The [[aarch64_index]] row of "default" or "download.pytorch.org"."""
         return next((r for r in self.aarch64_indexes if r.index == index), None)
 
-    def jetson_builds(self, jetpack: str | None, cc: str | None) -> JetsonTorch | None:
-        """NVIDIA's Jetson builds for JetPack ``jetpack`` (any release, its major counts), else for the last JetPack
-        of a board of compute capability ``cc``; None when not recorded."""
-        major = jetpack.lstrip("vV").split(".")[0] if jetpack else None
-        row = next((r for r in self.jetson if r.jetpack == major), None) if major else None
-        return row or next((r for r in self.jetson if cc is not None and cc in r.last_for), None)
+    def jetson_builds(self, jetpack: str | None, cc: str | None) -> JetsonBuilds | None:
+        """NVIDIA's Jetson torch builds for JetPack ``jetpack``, else for the last JetPack of a ``cc`` board."""
+        return jetson_lookup(self.jetson, jetpack, cc)
 
     def conda_forge_builds(self, version: str | None, cuda: str | None, platform: str, build: int | None = None,
                            arm_variant: str | None = None) -> tuple[CondaForgeBuild, ...]:
@@ -284,7 +271,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
     return TorchMatrix(meta, tuple(releases), _conda(data, col), _conda_forge(data, col), _aarch64(data, col),
-                       _jetson(data, col))
+                       parse_jetson(data, col))
 
 
 def _aarch64(data: Mapping[str, Any], col: Collector) -> tuple[Aarch64Index, ...]:
@@ -297,19 +284,6 @@ def _aarch64(data: Mapping[str, Any], col: Collector) -> tuple[Aarch64Index, ...
         if index is not None:
             out.append(Aarch64Index(index, col.specifier(row, "cpu_only", where), col.prov(row, where)))
     check_unique([r.index for r in out], col, "aarch64_index", "index")
-    return tuple(out)
-
-
-def _jetson(data: Mapping[str, Any], col: Collector) -> tuple[JetsonTorch, ...]:
-    out = []
-    for where, row in col.rows(data, "jetson"):
-        col.keys(row, {"jetpack", "newest", "last_for"} | PROV_KEYS, where)
-        jetpack, newest = col.string(row, "jetpack", where, required=True), col.version(row, "newest", where,
-                                                                                         required=True)
-        if jetpack is None or newest is None:
-            continue
-        out.append(JetsonTorch(jetpack, newest, col.cc_list(row, "last_for", where) or (), col.prov(row, where)))
-    check_unique([r.jetpack for r in out], col, "jetson", "jetpack")
     return tuple(out)
 
 

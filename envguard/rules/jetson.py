@@ -7,9 +7,9 @@ download.pytorch.org those before 2.5 (torch.toml [[aarch64_index]]); the defaul
 TensorFlow wheels are CPU builds too. Judged here, from the reader's facts (``FrameworkBuild.index``,
 ``runtime.gpu_available``):
 
-- error: the build came from the default / a PyTorch index (or is a torch release newer than any NVIDIA built for
-  the board's JetPack, whose aarch64 wheel on the default index is the CPU build) and the framework reports CUDA
-  unavailable;
+- error: the build came from the default / a PyTorch index (or is a torch or TensorFlow release newer than any NVIDIA
+  built for the board's JetPack, torch.toml / tensorflow.toml [[jetson]], whose aarch64 wheel on the default index is
+  the CPU build) and the framework reports CUDA unavailable;
 - warning: that provenance without the framework's answer, or the answer without the provenance;
 - nothing when anything shows the build may be NVIDIA's (``index == "nvidia-jetson"``), or on JetPack 7+ (Jetson
   Thor runs the SBSA wheels).
@@ -24,6 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
+from envguard.knowledge._base import JetsonBuilds
 from envguard.rules.base import build_evidence, ev, gpu_cc
 from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
 
@@ -122,7 +123,9 @@ def _not_nvidia(build: FrameworkBuild, board: _Board, matrices: Matrices) -> tup
         if build.index == "default":
             return ("it came from the default package index, whose linux_aarch64 TensorFlow wheels are CPU builds "
                     "(GPU TensorFlow for Jetson is NVIDIA's +nvYY.MM build)", TF_AARCH64_SOURCE)
-        return None
+        return _newer_than_nvidia(build, board, matrices.tensorflow.jetson_builds(board.jetpack, board.cc),
+                                  "the package index's linux_aarch64 TensorFlow wheels are CPU builds",
+                                  TF_AARCH64_SOURCE)
     if build.index in ("default", "download.pytorch.org"):
         row = matrices.torch.aarch64_index(build.index)
         if row is None:
@@ -135,16 +138,24 @@ def _not_nvidia(build: FrameworkBuild, board: _Board, matrices: Matrices) -> tup
             return (f"it came from {where}, where torch {build.version}'s linux_aarch64 wheel is the CPU build "
                     f"(torch{row.cpu_only})", row.prov.source)
         return None
+    default = matrices.torch.aarch64_index("default")
+    if default is None or not default.is_cpu(build.version):
+        return None
+    return _newer_than_nvidia(build, board, matrices.torch.jetson_builds(board.jetpack, board.cc),
+                              f"the package index's linux_aarch64 torch {build.version} wheel is the CPU build "
+                              f"(torch{default.cpu_only})", default.prov.source)
+
+
+def _newer_than_nvidia(build: FrameworkBuild, board: _Board, nvidia: JetsonBuilds | None, index_text: str,
+                       index_source: str) -> tuple[str, str] | None:
+    """Why a release newer than any NVIDIA built for the board's JetPack (and not tagged as another build) has no
+    CUDA there; None when it may be NVIDIA's build or the table does not say."""
     try:
         version = Version(build.version.split("+", maxsplit=1)[0])
     except InvalidVersion:
         return None
-    nvidia = matrices.torch.jetson_builds(board.jetpack, board.cc)
-    default = matrices.torch.aarch64_index("default")
-    if nvidia is None or default is None or "+" in build.version or Version(f"{version.major}.{version.minor}") \
-            <= nvidia.newest or not default.is_cpu(build.version):
+    if nvidia is None or "+" in build.version or Version(f"{version.major}.{version.minor}") <= nvidia.newest:
         return None
     board_text = f"JetPack {board.jetpack}" if board.jetpack else f"a compute capability {board.cc} board"
-    return (f"NVIDIA built torch for JetPack {nvidia.jetpack} up to {nvidia.newest} ({board_text}), so {version} is "
-            f"another build, and the package index's linux_aarch64 torch {version} wheel is the CPU build "
-            f"(torch{default.cpu_only})", f"{nvidia.prov.source} ; {default.prov.source}")
+    return (f"NVIDIA built {build.name} for JetPack {nvidia.jetpack} up to {nvidia.newest} ({board_text}), so "
+            f"{version} is another build, and {index_text}", f"{nvidia.prov.source} ; {index_source}")

@@ -140,6 +140,27 @@ def test_knowledge_rows(matrices: Matrices) -> None:
     nano = matrices.torch.jetson_builds(None, "5.3")
     assert nano is not None and str(nano.newest) == "1.10"
     assert matrices.torch.jetson_builds("6.0", "8.7") is None
+    tx2 = matrices.tensorflow.jetson_builds(None, "6.2")
+    assert tx2 is not None and str(tx2.newest) == "2.7" and tx2.jetpack == "4"
+    assert matrices.tensorflow.jetson_builds("5.1.1", "8.7") is None  # JetPack 5's newest TensorFlow: not recorded
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # https://github.com/Qengineering/Jetson-Nano-Ubuntu-20-image/issues/85 (a Nano: JetPack 4, NVIDIA's TF ends
+    # at 2.7 there; 2.13 is the default index's CPU wheel)
+    ("Hello, I installed this OS for my Jetson Nano but I cannot get Tensorflow to recognize my GPUs being installed"
+     " on the board.\n\nI have tensorflow 2.13. Is there anything else I need for configuring GPU support with "
+     "this flashed OS?", Severity.ERROR),
+    # the same board with a release NVIDIA built for JetPack 4 (constructed from the row): it may be NVIDIA's
+    ("Hello, I installed this OS for my Jetson Nano but I cannot get Tensorflow to recognize my GPUs being installed"
+     " on the board.\n\nI have tensorflow 2.7.", Severity.WARNING),
+    # NVIDIA's own build, named by its tag: nothing to say
+    ("Jetson Nano, tensorflow 2.7.0+nv22.1\nTensorflow does not recognize my GPU", None),
+])
+def test_tensorflow_newer_than_nvidia_built_for_the_board(text: str, expected: Severity | None,
+                                                          matrices: Matrices) -> None:
+    found = [s for code, s in _codes(text, matrices) if code == "cpu-only-build"]
+    assert (max(found, key=lambda s: s == Severity.ERROR) if found else None) == expected
 
 
 @pytest.mark.parametrize(("sentence", "framework"), [
