@@ -121,7 +121,9 @@ def test_patterns_are_not_trivially_broad(errors: ErrorsMatrix) -> None:
 
 
 #: Example lines that legitimately carry a second message: signature id -> other ids allowed.
-ALLOWED_OVERLAP = {"torch-no-kernels-for-gpu": {"torch-gpu-capability-not-covered"}}
+ALLOWED_OVERLAP = {"torch-no-kernels-for-gpu": {"torch-gpu-capability-not-covered"},
+                   # a pinned torch among the placeholders: both say the interpreter; the placeholder row says why
+                   "pip-torch-only-placeholder-releases": {"pip-pinned-version-not-offered"}}
 
 
 def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
@@ -134,6 +136,20 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # pytorch/pytorch#118263 (the whole description)
+    ("NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_() INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp"
+     "\":1123, please report a bug to PyTorch.", {"torch-allocator-nvml-init-failed": {}}),
+    # pytorch/pytorch#39939 (its title)
+    ("ERROR: Could not find a version that satisfies the requirement torch>=1.0 (from versions: 0.1.2, 0.1.2.post1, "
+     "0.1.2.post2)", {"pip-torch-only-placeholder-releases": {}}),
+    # NVIDIA/nvidia-docker#912 (a GTX machine, nvidia/cuda of CUDA 10.0)
+    ("nvidia-container-cli --load-kmods configure --ldconfig=@/sbin/ldconfig.real --device=all --compute --utility "
+     "--require=cuda>=10.0 brand=tesla,driver>=384,driver<385 --pid=2811 /var/lib/docker/overlay2/787b72bcd81eb2357"
+     "62b6369632455bcec6b632835aeb732a39b17019633b59b/merged]\\\\nnvidia-container-cli: requirement error: "
+     "unsatisfied condition: brand = tesla\\\\n", {"nvidia-container-cli-alternative-unsatisfied": {}}),
+    # lmb-freiburg/netdef-docker#6 (a Tesla P100 on 390.77)
+    ("nvidia-container-cli: requirement error: unsatisfied condition: driver < 385\\\\n\\\\\\\"\\\"\": unknown",
+     {"nvidia-container-cli-alternative-unsatisfied": {}}),
     # astral-sh/uv#8344 (the hint line; its error line is wrapped after "ABI", see test_report_python)
     ("      hint: You require CPython 3.11 (`cp311`), but we only found wheels for `torch` (v1.12.0+cu113) with the "
      "following Python ABI tags: `cp37m`, `cp38`, `cp39`, `cp310`",

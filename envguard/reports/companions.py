@@ -46,16 +46,25 @@ _CODEISH = re.compile(r"[(=#]|^\s{0,8}(?:import|from)\s")
 _QUERY_REACH = 8
 
 
+_OUTPUT_LABEL = re.compile(r"^\s{0,4}(?:the\s{1,2})?(?:output|outputs|result|results)\s{0,2}:?\s*$", re.IGNORECASE)
+
+
 def version_queries(lines: list[str], offset: int) -> Iterator[Mention]:
     """Versions printed by ``print(X.__version__)`` queries: below a run of print statements, each output line
     answers the next statement in order, and a bare version line answering ``print(X.__version__)`` is X's
     version (tool output). A print of anything else holds its place, so its output is not taken for X's."""
     pending: list[tuple[str, str]] = []
+    unanswered: list[tuple[str, str]] = []  # the last run whose outputs did not follow it
     last_query = -1
     answered = False
     for i, line in enumerate(lines):
         text = line.strip()
         if not text:
+            continue
+        if unanswered and not any(name for name, _q in pending) and _OUTPUT_LABEL.match(line):
+            # "output:" below the whole script: its lines answer the script's print run in order
+            # (pytorch/pytorch#79270: three version prints at the top, the outputs after the code).
+            pending, unanswered, last_query = unanswered, [], i
             continue
         if _QUERY_LINE.search(line):
             if answered:
@@ -77,6 +86,8 @@ def version_queries(lines: list[str], offset: int) -> Iterator[Mention]:
                                   _MODULES[name])
                 continue
         if answered or (pending and i - last_query > _QUERY_REACH):
+            if pending and not answered and any(name for name, _q in pending):
+                unanswered = pending
             pending, answered = [], False
 
 

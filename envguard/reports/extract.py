@@ -37,14 +37,18 @@ _FIELDS = {
     "cudnn version ": "cudnn", "driver version": "driver", "nvidia driver": "driver", "ld_library_path": "ld_library_path",
     "python": "python", "python version ": "python", "pytorch": "torch_field", "pytorch version ": "torch_field",
     "torch version": "torch_field", "torch": "torch_field", "jax version": "jax_field", "jaxlib version": "jaxlib_field",
+    "what jax/jaxlib version are you using?": "jax_jaxlib",
     "paddle version": "paddle_field", "paddlepaddle version": "paddle_field", "paddle with cuda": "paddle_with_cuda",
     "os version": "os", "platform": "os",
-    "operating system": "os", "system": "os",
+    "operating system": "os", "system": "os", "os": "os",
 }
 _FIELD_PREFIXES = (("tensorflow version", "tf"), ("python version", "python"), ("cuda/cudnn version", "cuda_cudnn"),
                    ("gpu model", "gpu_text"), ("os platform", "os"), ("nvidia driver", "driver"),
                    ("cuda version", "cuda_text"), ("cudnn version", "cudnn"), ("pytorch version", "torch_field"))
 _KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-]{0,60}?)\**\s{0,8}:\s{0,8}(.{0,400})$")
+#: A bullet whose key and value a dash separates: "* PyTorch Version -1.5", "* OS -Windows" (a PyTorch learning
+#: program's question template, tinkerhub/ComputerVision-with-PyTorch-Learning-Program#80).
+_DASH_LINE = re.compile(r"^\s{0,8}[-*]\s{1,4}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,8}-\s{0,8}(\S.{0,400})$")
 _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
@@ -63,9 +67,31 @@ def _field(raw: str, table: dict[str, str]) -> str | None:
     return None
 
 
+#: Ultralytics' environment table (``yolo checks``, ultralytics.utils.checks.collect_system_info): a key, two or more
+#: spaces, the value ("Python              3.11.2", "CUDA                None", "torch               ✅ 2.5.1>=1.8.0").
+_ALIGNED = re.compile(r"^`?(OS|Python|CUDA|torch|torchvision|GPU)\s{2,40}(?:✅\s{0,2}|❌\s{0,2})?(\S.{0,200}?)\s*$")
+_ALIGNED_KINDS = {"OS": "os", "Python": "python", "torch": "torch_field", "GPU": "gpu_text"}
+
+
+def _aligned(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Ultralytics' aligned environment table, when at least three of its rows are there (a lone "Python  3.11"
+    line is not that table)."""
+    rows = [(i, m) for i, line in enumerate(lines) if (m := _ALIGNED.match(line))]
+    if len(rows) < 3:
+        return
+    for i, m in rows:
+        key, value = m.group(1), m.group(2)
+        kind = _ALIGNED_KINDS.get(key)
+        if key == "torch":
+            value = value.split(">=", 1)[0]
+        if kind is not None:
+            yield from _value(kind, value, offset + i + 1, TOOL, f"ultralytics checks: {key}")
+
+
 def fields(lines: list[str], offset: int) -> Iterator[Mention]:
     """collect_env lines (TOOL) and template fields (FIELD), including collect_env's multi-line GPU/cuDNN lists
     and GitHub issue-form headers ("### TensorFlow version" followed by the value)."""
+    yield from _aligned(lines, offset)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -79,10 +105,13 @@ def fields(lines: list[str], offset: int) -> Iterator[Mention]:
                     yield from _value(kind, nxt.strip(), offset + i, FIELD, f"issue form: {header.group(1)}")
             continue
         match = _KEY_LINE.match(line)
+        dashed = _DASH_LINE.match(line) if match is None else None
+        match = match or dashed
         if not match:
             continue
         raw, value = match.group(1), match.group(2).strip()
-        kind, tier = _field(raw, _COLLECT_ENV), TOOL
+        # NOTE: collect_env writes "Key: value"; a dash-separated bullet is a hand-written field.
+        kind, tier = (_field(raw, _COLLECT_ENV), TOOL) if dashed is None else (None, TOOL)
         if kind is None:
             kind, tier = _field(raw, _FIELDS), FIELD
         if kind is None:
@@ -113,6 +142,10 @@ _LABELLED_VERSION = re.compile(r"\b(cudnn|cuda)\s{0,2}(?:version)?\s{0,2}[:=]?\s
 #: "cudnn-linux-x86_64-8.9.7.29_cuda12-archive" is the newer shape and names no CUDA minor).
 _CUDNN_ARCHIVE = re.compile(r"\bcudnn-(\d{1,2}\.\d)-(?:windows|linux)[\w-]{0,20}?-v(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)",
                             re.IGNORECASE)
+
+
+_JAX_PAIR = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:==?|:|\s)\s{0,2}v?(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.?(?:dev|rc)\d{1,10})?(?:\+[\w.]{1,30})?)",
+                       re.IGNORECASE)
 
 
 def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Mention]:
@@ -150,6 +183,11 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
             yield Mention("system_cuda", versions[0], line, tier, how)
         if len(versions) > 1:
             yield Mention("cudnn", versions[1], line, tier, how)
+    elif kind == "jax_jaxlib":
+        # jax's old issue template: "What jax/jaxlib version are you using?" / "jax==0.3.17 and jaxlib==0.3.14",
+        # "jax v0.4.1, jaxlib v0.4.1", "jax 0.4.13 jaxlib 0.4.13+cuda12.cudnn89".
+        for name, number in _JAX_PAIR.findall(value):
+            yield Mention("package", number, line, tier, how, name.lower())
     elif kind == "paddle_with_cuda":
         # paddle.utils.summary_env / Paddle's issue form: "Paddle With CUDA: True" (a GPU build) or "False".
         if value.lower() in ("true", "false"):
@@ -337,6 +375,9 @@ _ENV_KINDS = {
 _IMG_PYTORCH = re.compile(r"\bpytorch/pytorch:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-cuda(\d{1,2}\.\d{1,2})-cudnn(\d{1,2})")
 _IMG_CUDA = re.compile(r"\bnvidia/cuda:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)-(?:cudnn(\d{1,2})-)?(?:base|runtime|devel)")
 _IMG_TF = re.compile(r"\btensorflow/tensorflow:(\d{1,2}\.\d{1,2}(?:\.\d{1,2})?)(-gpu)?")
+#: The moving GPU tags (tensorflow/tensorflow:latest-gpu, latest-gpu-jupyter, nightly-gpu): a GPU build, release not
+#: in the tag.
+_IMG_TF_MOVING_GPU = re.compile(r"\btensorflow/tensorflow:(latest|nightly|devel)-gpu\b")
 #: Paddle's images: paddlepaddle/paddle:2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0 (PaddleX install docs, Paddle's Docker
 #: list); the bare tag is taken only with its TensorRT suffix, the shape of Paddle's release tags.
 _IMG_PADDLE = re.compile(r"(paddle:|(?<![\w.:/-]))(\d\.\d{1,2}\.\d{1,2})-gpu-cuda(\d{1,2}\.\d)-cudnn\d{1,2}(?:\.\d{1,2})?(-trt\d{1,2}(?:\.\d{1,2})?)?")
@@ -350,6 +391,20 @@ _REPL_OS = re.compile(r"^\[[^\]]{1,200}\](?: :: [\w ,.]{1,60})? on (linux|win32|
 #: Debian/Ubuntu package pins of NVIDIA's repositories: "libnccl2=2.9.8-1+cuda10.2", "libcudnn8=8.9.7.29-1+cuda12.2".
 _APT_PIN = re.compile(r"\blib(nccl2|nccl-dev|cudnn\d{1,2}(?:-dev)?)=(\d{1,2}\.\d{1,3}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})")
 _LD = re.compile(r"LD_LIBRARY_PATH\s{0,2}[:=]\s{0,2}(\S{1,400})")
+
+
+#: TensorFlow's cuda_diagnostics.cc after a failed cuInit: "libcuda reported version is: 384.111.0" (the user-space
+#: driver library it loaded; its "kernel reported version is: 384.90.0" is the loaded module), tensorflow#1158.
+_TF_LIBCUDA = re.compile(r"\blibcuda reported version is: (\d{3}\.\d{1,3}(?:\.\d{1,3})?)\b")
+
+
+def _driver_of_tf(text: str) -> str:
+    """TensorFlow prints a driver version as integers ("515.43.4", "384.111.0"); the driver's own form is
+    "515.43.04" / "384.111"."""
+    parts = text.split(".")
+    if len(parts) == 3 and parts[2] == "0":
+        return ".".join(parts[:2])
+    return ".".join(parts[:2] + [p.zfill(2) for p in parts[2:]])
 
 
 def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -378,6 +433,10 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         package = _DRIVER_PACKAGE.search(line)
         if package:
             yield Mention("driver_package", package.group(2), n, TOOL, "driver package")
+        libcuda = _TF_LIBCUDA.search(line)
+        if libcuda:
+            yield Mention("driver_package", _driver_of_tf(libcuda.group(1)), n, MESSAGE,
+                          "TensorFlow's CUDA diagnostics: libcuda reported version")
         ld = _LD.search(line)
         if ld and not ld.group(1).startswith("$"):
             yield Mention("ld_library_path", ld.group(1).strip("'\""), n, FIELD, "LD_LIBRARY_PATH")
@@ -439,6 +498,8 @@ def _images(line: str, n: int) -> Iterator[Mention]:
                       "tensorflow")
         if m.group(2):
             yield Mention("tf_gpu_image", m.group(1), n, MESSAGE, "image tag")
+    for m in _IMG_TF_MOVING_GPU.finditer(line):
+        yield Mention("tf_gpu_image", m.group(1), n, MESSAGE, f"image tag tensorflow/tensorflow:{m.group(0)[22:]}")
     for m in _IMG_PADDLE.finditer(line):
         if m.group(1) or m.group(4):
             yield Mention("package", m.group(2), n, MESSAGE, f"image tag {m.group(0).removeprefix('paddle:')}",
@@ -476,10 +537,24 @@ _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
 _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
+#: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
+_P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 #: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
 _P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
                        r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
+#: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"
+#: (tensorflow/tensorflow issue form, 2025), or as NVIDIA's CUDA GPUs table row: "GeForce GT 740M | 3.0"
+#: (pytorch/pytorch#14681).
+STATED_CC = re.compile(r"\s{0,2}(?:series\s{1,2})?(?:gpus?\s{0,2})?(?:\(\s{0,2}(?:with\s{1,2})?(?:compute\s{1,2}capability|cc)"
+                        r"\s{0,2}[:=]?\s{0,2}(\d{1,2}\.\d)\s{0,2}\)|\|\s{0,2}(\d{1,2}\.\d)\s*$)", re.IGNORECASE)
+
+
+def stated_cc(found: re.Match[str] | None) -> str:
+    """A GPU mention's key for the capability STATED_CC found beside its name ("|12.0"), "" when none."""
+    return f"|{found.group(1) or found.group(2)}" if found else ""
+
+
 _P_GPU = re.compile(
     r"(?<![#/._-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
@@ -513,7 +588,8 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 return _HEDGE.search(window) is None
 
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
-                                (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text")):
+                                (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
+                                (_P_NCCL, "nccl_prose")):
                 found = regex.search(sentence)
                 if found and stated(found):
                     yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
@@ -537,7 +613,7 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             gpu = _P_GPU.search(sentence)
             if gpu and (re.search(r"\d", gpu.group(1)) or gpu.group(1).lower().startswith(_JETSON_WORDS)) \
                     and len(gpu.group(1)) > 2 and stated(gpu):
-                yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text")
+                yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text", stated_cc(STATED_CC.match(sentence, gpu.end())))
 
 
 # ---- error messages ----------------------------------------------------------------------------------

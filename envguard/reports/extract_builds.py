@@ -47,6 +47,10 @@ _BUILT_CALL = (r"(tf\.test\.is_built_with_(?:cuda|gpu_support)|tensorflow\.test\
 #: The call alone on its line (the REPL prompt was cut by ``normalize_report``), its answer on the next line.
 _CALL_LINE = re.compile(rf"^\s{{0,8}}(?:>>>\s{{0,2}}|In \[\d{{1,5}}\]:\s{{0,4}})?(?:print\(\s{{0,2}})?"
                         rf"{_BUILT_CALL}\)?\s{{0,4}}$")
+#: The call as a shell one-liner's last statement, its answer on the next line:
+#: ``$ python -c "import tensorflow as tf; print(tf.test.is_built_with_cuda())"`` / ``False`` (tensorflow#121157).
+_CALL_SHELL = re.compile(rf"\bpython[\d.]{{0,4}}\s{{1,4}}-c\s{{1,4}}['\"][^'\"]{{0,300}}?(?:print\(\s{{0,2}})?"
+                         rf"{_BUILT_CALL}\)?\s{{0,2}}['\"]\s*$")
 #: The call and its answer on one line: "tf.test.is_built_with_cuda() returns False", "... -> False".
 #: How a report writes a call's answer on the call's own line: "returns False", "-> False", "# True".
 _ANSWER_VERB = r"(?:returns?|returned|gives|gave|prints?|printed|outputs?|is|->|=>|==|:|#)"
@@ -203,7 +207,7 @@ def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
 
 def _self_report(lines: list[str], i: int, n: int) -> Iterator[Mention]:
     line = lines[i]
-    call = _CALL_LINE.match(line)
+    call = _CALL_LINE.match(line) or _CALL_SHELL.search(line)
     if call:
         answer = _next_answer(lines, i)
         if answer is not None and _ANSWER_FALSE.match(answer[1]):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.extract import _INTERESTING
+from envguard.reports.extract import _INTERESTING, STATED_CC, stated_cc
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
 from envguard.sentences import sentences
@@ -37,7 +37,7 @@ _BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8
 #: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
 _NAMED = re.compile(r"\b((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}"
                     r"(?:\s{0,2}(?:ti|super)\b|\s{1,2}ada(?:\s{1,2}generation)?\b)?"
-                    r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?)|mx\s{0,1}[1-5]\d0\b"
+                    r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?|gt\s{1,2}\d{3}m?)|mx\s{0,1}[1-5]\d0\b"
                     r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4}|titan\s{1,2}(?:rtx|xp|x|v)\b)(?!\d)", re.IGNORECASE)
 #: A sentence that supposes or compares states nothing about the user's machine.
 _GPU_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|than|e\.g|for example|such as|"
@@ -51,6 +51,8 @@ _TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:\s{1,2}wheels?\s{1,2}(?:f
 _TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
                         r"expected|expect)\b", re.IGNORECASE)
 _SKIP = ("site-packages", "File \"", "|")
+#: One row of NVIDIA's CUDA GPUs table pasted as a sentence ("GPU is GeForce GT 740M | 3.0"): not a table to skip.
+_CC_ROW = re.compile(r"^[^|]{1,80}\|\s{0,2}\d{1,2}\.\d\s*$")
 
 #: A PyTorch CUDA package index: the URL, or uv's conventional index name (the uv PyTorch guide's
 #: ``name = "pytorch-cu128"``).
@@ -93,7 +95,7 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
             for index in _TORCH_INDEX.finditer(line):
                 tag = index.group(1) or index.group(2)
                 yield Mention(CUDA_REQUEST, f"PyTorch index {tag}", n, MESSAGE, f"PyTorch {tag} index named", "torch")
-        if any(s in line for s in _SKIP) or line.lstrip().startswith(("/", "File ")):
+        if (any(s in line for s in _SKIP) and not _CC_ROW.match(line)) or line.lstrip().startswith(("/", "File ")):
             continue
         yield from _sentences(line, n)
 
@@ -106,7 +108,8 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
         if _GPU_HEDGE.search(sentence):
             continue
         for found in _NAMED.finditer(sentence):
-            yield Mention("gpu", _gpu_name(found.group(1)), n, PROSE, "text")
+            stated = STATED_CC.match(sentence, found.end())
+            yield Mention("gpu", _gpu_name(found.group(1)), n, PROSE, "text", stated_cc(stated))
         for found in _BARE.finditer(sentence):
             model = found.group(1)
             # GeForce 10 and 16 series are GTX, 20 series on RTX (NVIDIA's product names).

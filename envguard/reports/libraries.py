@@ -37,6 +37,14 @@ _NCCL_CALL = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?`?(?:\s{0,4}(?:is|=|-
 _NCCL_OUT = re.compile(r"^\s{0,8}(?:Out\[\d{1,4}\]:\s{0,4})?(?:\((\d),\s{0,2}(\d{1,2}),\s{0,2}(\d{1,2})\)|(\d{4,5}))"
                        r"\s*$")
 _TUPLE = re.compile(r"^\((\d),\s{0,2}(\d{1,2}),\s{0,2}(\d{1,2})\)$")
+#: The answer said later in the sentence: "`python -c "import torch;print(torch.cuda.nccl.version())"` in Terminal, I
+#: can see (2, 10, 3)." (NVIDIA/nccl#809)
+_NCCL_SEEN = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?[\"'`]{0,3}[^()]{0,60}?\b"
+                        r"(?:see|get|got|shows?|gives?|returns?|prints?|outputs?)\s{0,4}`?(\(\d,\s{0,2}\d{1,2},\s{0,2}\d{1,2}\))")
+#: dpkg -l: "ii  libcudnn8  8.9.6.50-1+cuda12.2  amd64  cuDNN runtime libraries" (tensorflow/build#221),
+#: "ii  libcudnn9-cuda-12  9.1.0.70-1  amd64".
+_DPKG_CUDNN = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}libcudnn(\d{1,2})(?:-cuda-\d{1,2})?(?::amd64|:arm64)?\s{1,80}"
+                         r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\+cuda\d{1,2}\.\d{1,2})?(?:\s|$)")
 # NCCL_DEBUG=INFO/WARN: "host:62571:62571 [1] NCCL INFO NCCL version 2.26.2+cuda12.2" (src/init.cc VERSION_STRING).
 _NCCL_BANNER = re.compile(r"\bNCCL (?:INFO|WARN) NCCL version (\d\.\d{1,2}\.\d{1,2})(?:\+cuda(\d{1,2}\.\d{1,2}))?")
 # nccl-tests (src/common.cu): "# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602".
@@ -93,12 +101,19 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
                 where = runtime.group(1) or ""
                 yield Mention("paddle_runtime", runtime.group(2), offset + i + 1, MESSAGE,
                               f"PaddlePaddle start-up line{f' ({where})' if where else ''}", where)
+        cudnn = _DPKG_CUDNN.match(line) if "libcudnn" in line else None
+        if cudnn and cudnn.group(2).startswith(cudnn.group(1) + "."):
+            yield Mention("cudnn", cudnn.group(2), offset + i + 1, TOOL, f"dpkg: libcudnn{cudnn.group(1)}")
+            continue
         if not line or "nccl" not in line.lower():
             continue
         n = offset + i + 1
         yield from _nccl_runtime_lines(line, n)
         call = _NCCL_CALL.search(line)
-        if call:
+        seen = _NCCL_SEEN.search(line) if call and not call.group(1) else None
+        if seen:
+            yield Mention("nccl_loaded", _nccl_value(seen.group(1)), n, MESSAGE, "torch.cuda.nccl.version()", "torch")
+        elif call:
             if call.group(1):
                 yield Mention("nccl_loaded", _nccl_value(call.group(1)), n, MESSAGE, "torch.cuda.nccl.version()",
                               "torch")

@@ -162,6 +162,10 @@ class Resolved:
         return out
 
 
+#: Mentions of a Linux container image's tag (extract._images).
+_LINUX_IMAGE_KINDS = ("tf_gpu_image", "image_cuda", "image_cudnn_major", "ngc")
+
+
 def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None:
     text = f"{os_text} {platform_text} {wheel_platform}".lower()
     if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text):
@@ -189,6 +193,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     path_m = get("path_os")
     if system is None and path_m is not None:
         system = companions.path_system(path_m.value, [m.value for m in r.mentions if m.kind in ("package", "torch")])
+    if system is None and any(get(kind) is not None for kind in _LINUX_IMAGE_KINDS):
+        # NOTE: the frameworks of a report that names only a Linux image (tensorflow/tensorflow:latest-gpu,
+        # nvidia/cuda:12.2.0-..., pytorch/pytorch:..., an NGC tag) run in Linux, whatever the host is.
+        system = "linux"
     libc = get("libc")
     glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
     arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
@@ -250,7 +258,8 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         else Unavailable("the report gives no cuDNN version", ("report",), NOT_REPORTED))
     libraries = tuple(SharedLibrary("cudnn", f"libcudnn.so.{m.value.split('.')[0]}", m.source, "report", m.value)
                       for m in cudnn_m)
-    nccl_m = get("nccl")
+    # NOTE: an NCCL named in a sentence only when nothing shows the NCCL a framework loaded (libraries.attach).
+    nccl_m = get("nccl") or (get("nccl_prose") if get("nccl_loaded") is None else None)
     nccl: tuple[ComponentVersion, ...] | Unavailable = (
         (ComponentVersion(nccl_m.value, nccl_m.source),) if nccl_m
         else Unavailable("the report gives no NCCL version", ("report",), NOT_REPORTED))
@@ -397,6 +406,15 @@ def _torch_version(r: Resolved, pkgs: dict[str, Mention]) -> Mention | None:
         tagged = [m for m in r.mentions if (m.kind, m.key, m.tier) == (best.kind, best.key, best.tier)
                   and "+" in m.value and _comparable(m.value) == _comparable(best.value)]
         best = tagged[0] if len({m.value for m in tagged}) == 1 else best
+    if "+" not in best.value and best.tier < TOOL:
+        # "I installed it with pip install torch==2.2.0 ... --index-url .../whl/cpu": the CPU index of the command
+        # that installed this very release says its build (a listing or collect_env, which print the tag, outrank
+        # it). NOTE: a cuXXX index is not taken so: on linux_aarch64 its older releases are CPU wheels without the
+        # tag (torch.toml [[aarch64_index]]), and an install that failed named a build that never existed.
+        variants = {v.value for m in requested if _comparable(m.value) == _comparable(best.value)
+                    for v in r.mentions if v.kind == "requested_variant" and v.line == m.line}
+        if variants == {"cpu"}:
+            best = replace(best, value=f"{best.value}+cpu", how=f"{best.how}; installed from the PyTorch cpu index")
     rival = next((m for m in candidates if _comparable(m.value) != _comparable(best.value)), None)
     note = (f"contradictory torch version: {best.value!r} ({best.source}) vs {rival.value!r} ({rival.source}); "
             f"kept {best.value!r}") if rival else None

@@ -16,6 +16,7 @@ for, a CUDA build string, or a GPU working elsewhere on the same machine.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -150,7 +151,21 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
     if intent is not None:
         what = f"a CUDA {intent.value} build" if intent.kind == CONDA_VARIANT else intent.value
         build = replace(build, gpu_intent=f"{what} ({intent.source})")
+    elif (libs := _cuda_wheels(mentions)) is not None:
+        build = replace(build, gpu_intent=f"NVIDIA's CUDA library wheels installed beside it, {libs.key} "
+                                          f"{libs.value} ({libs.source})")
     return build
+
+
+#: NVIDIA's CUDA user-space wheels (what tensorflow[and-cuda], jax[cuda12] and the CUDA torch wheels pull in):
+#: installed beside a CPU build, they say the environment was meant for a GPU (tensorflow#121157: tf-nightly on
+#: aarch64 with nvidia-cudnn-cu12 and nvidia-cublas-cu12 installed, is_built_with_cuda() False).
+_CUDA_WHEEL = re.compile(r"nvidia-(?:cudnn|cublas|cuda-runtime)-cu\d{2}")
+
+
+def _cuda_wheels(mentions: Iterable[Mention]) -> Mention | None:
+    found = [m for m in mentions if m.kind == "package" and _CUDA_WHEEL.fullmatch(m.key or "")]
+    return min(found, key=lambda m: (-m.tier, m.line)) if found else None
 
 
 def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Matrices | None) -> str | None:

@@ -13,6 +13,7 @@ from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc
 from envguard.rules.corroborate import SUBJECT
+from envguard.rules.tf_arch import JIT_FAILED
 from envguard.snapshot import Snapshot, Unavailable
 
 if TYPE_CHECKING:
@@ -34,8 +35,7 @@ _XFORMERS_PAIR = re.compile(r"PyTorch (\d+\.\d+\.\d+\S{0,20}?)(?: with CUDA \d{3
                             r"\(you have (\d+\.\d+\.\d+[\w.+]{0,20})\)")
 #: TensorFlow's no-SASS warning (its kernels will be JIT-compiled from PTX) ...
 _NO_SASS = frozenset({"tf-no-kernel-binaries-for-capability"})
-#: ... and a kernel that then could not be loaded or launched (tensorflow#99592, #101746).
-_JIT_FAILED = re.compile(r"CUDA_ERROR_INVALID_PTX|CUDA_ERROR_INVALID_HANDLE|CUDA_ERROR_NO_BINARY_FOR_GPU")
+#: ... and a kernel that then could not be loaded or launched (tf_arch.JIT_FAILED).
 #: A library's "only supports <Family> GPUs or newer" (errors.toml, a `family` group): an error when every GPU the
 #: report names is below the family's lowest compute capability (gpu-arch.toml).
 _FAMILY_FLOOR = frozenset({"flash-attn-requires-ampere"})
@@ -97,7 +97,7 @@ class SignatureRule:
                 severity = Severity.ERROR
                 evidence.append(Evidence("pip", failed[:160], snapshot.origin))
             elif sig.id in _NO_SASS and severity is Severity.WARNING and \
-                    (failed := next((x for x in snapshot.observed_errors if _JIT_FAILED.search(x)), None)):
+                    (failed := next((x for x in snapshot.observed_errors if JIT_FAILED.search(x)), None)):
                 # TensorFlow's "not built with kernel binaries for X; kernels will be JIT-compiled from PTX" and then a
                 # kernel that could not be loaded: the PTX path failed too, so the build has no usable kernels.
                 severity = Severity.ERROR

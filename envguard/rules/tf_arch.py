@@ -6,11 +6,14 @@ has no SASS for an RTX 30 GPU. It is not left without kernels, though: TensorFlo
 capability as ``-gencode=arch=compute_XX,"code=sm_XX,compute_XX"`` (crosstool_wrapper_driver_is_not_gcc and the
 Windows msvc_wrapper_for_nvcc), so its PTX JIT-compiles on a newer GPU at start-up (minutes, TensorFlow warns
 "CUDA kernels will be jit-compiled from PTX"). The libraries of that toolkit (its cuDNN and cuBLAS) predate the
-GPU as well. That is a warning, not an error: whether the build runs is decided on the machine.
+GPU as well. That is a warning, not an error: whether the build runs is decided on the machine, unless the report
+shows that it was decided there: a kernel that could not be loaded or launched (CUDA_ERROR_INVALID_PTX /
+INVALID_HANDLE / NO_BINARY_FOR_GPU, tensorflow#99592, #101746: the PTX path failed too) makes it an error.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from envguard.findings import Finding, Severity
@@ -20,6 +23,8 @@ from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, platfo
 from envguard.rules.driver import tf_wheel_cuda
 from envguard.snapshot import Snapshot
 
+#: A kernel that could not be loaded or launched (tensorflow#99592, #101746): the PTX path failed too.
+JIT_FAILED = re.compile(r"CUDA_ERROR_INVALID_PTX|CUDA_ERROR_INVALID_HANDLE|CUDA_ERROR_NO_BINARY_FOR_GPU")
 #: TensorFlow's nvcc wrapper: every capability as SASS plus its PTX.
 TF_WRAPPER = ("https://github.com/tensorflow/tensorflow/blob/r1.15/third_party/gpus/crosstool/clang/bin/"
               "crosstool_wrapper_driver_is_not_gcc.tpl")
@@ -50,16 +55,20 @@ class TfToolkitArchRule:
                 if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
                     continue
                 label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
+                failed = next((x for x in snapshot.observed_errors if JIT_FAILED.search(x)), None)
                 yield Finding(
-                    "arch-unsupported", Severity.WARNING,
+                    "arch-unsupported", Severity.WARNING if failed is None else Severity.ERROR,
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {built_with} "
                     f"{label} was built with (the first toolkit that compiles for {cc} is CUDA "
                     f"{first}): the build has no SASS for it and runs only PTX JIT-compiled at start-up, with "
-                    f"CUDA {built_with}'s cuDNN and cuBLAS, which predate this GPU.",
+                    f"CUDA {built_with}'s cuDNN and cuBLAS, which predate this GPU"
+                    + (", and the report shows a kernel that could not be loaded (the PTX path failed too)."
+                       if failed is not None else "."),
                     (gpu_evidence(gpu, cc, cc_source),
                      build_evidence(build),
                      ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda"),
-                     ev("TensorFlow's device code", "SASS and PTX of each compiled capability", TF_WRAPPER)),
+                     ev("TensorFlow's device code", "SASS and PTX of each compiled capability", TF_WRAPPER))
+                    + ((ev("kernel load failed", failed[:160], snapshot.origin),) if failed is not None else ()),
                     f"install a TensorFlow build made with CUDA {first} or newer for compute capability {cc}",
                     row.prov.source, build.name,
                 )

@@ -1,0 +1,131 @@
+"""What the held-out sets R and S (stop 22) showed the report reader lacked, each class on its real lines.
+
+Every line here is verbatim from the thread named above it unless marked constructed."""
+
+from __future__ import annotations
+
+import pytest
+
+from envguard.findings import Severity
+from envguard.knowledge import load_matrices
+from envguard.reports import parse_environments
+from envguard.rules import run_rules
+from envguard.snapshot import Snapshot, Unavailable
+
+MATRICES = load_matrices()
+
+
+def _read(text: str) -> Snapshot:
+    return parse_environments(text, "report", MATRICES)[0].snapshot
+
+
+def _findings(text: str) -> dict[str, Severity]:
+    env = parse_environments(text, "report", MATRICES)[0]
+    out: dict[str, Severity] = {}
+    for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings:
+        if out.get(f.code) is not Severity.ERROR:
+            out[f.code] = f.severity
+    return out
+
+
+# tensorflow/tensorflow#99592 (new issue form): the GPU named as a series with its capability stated beside it, and
+# the MLIR kernels that then failed to load.
+_TF_RTX50 = (
+    "### TensorFlow version\n\ntf 2.20\n\n### OS platform and distribution\n\nLinux Mint 22.1\n\n"
+    "I’m currently running TensorFlow with an RTX 5000 series GPU (compute capability 12.0). At the moment, the only "
+    "way I can get it to work is by using NVIDIA’s NGC container.\n"
+    "W tensorflow/compiler/mlir/tools/kernel_gen/tf_gpu_runtime_wrappers.cc:40] 'cuModuleLoadData(&module, data)' "
+    "failed with 'CUDA_ERROR_INVALID_PTX'\n")
+
+
+def test_a_capability_stated_beside_the_gpu_name_is_the_gpus() -> None:
+    gpus = _read(_TF_RTX50).gpu_list()
+    assert [(g.name, g.compute_capability) for g in gpus] == [("RTX 5000", "12.0")]
+
+
+def test_no_sass_for_the_gpu_and_a_kernel_that_failed_to_load_is_an_error() -> None:
+    assert _findings(_TF_RTX50).get("arch-unsupported") is Severity.ERROR
+    # the same report without the failed load: the PTX path may still work, a warning (constructed from it)
+    without = _TF_RTX50.rsplit("W tensorflow", 1)[0]
+    assert _findings(without).get("arch-unsupported") is Severity.WARNING
+
+
+def test_a_title_naming_the_launch_failure_counts_as_the_failed_load() -> None:
+    # tensorflow/tensorflow#90291: its title, then the issue form's fields
+    text = ("TensorFlow with CUDA: RTX 5xxx series isn't supported (CUDA_ERROR_INVALID_HANDLE)\n\n"
+            "### TensorFlow version\n\n2.18\n\n### OS platform and distribution\n\nWSL2\n\n"
+            "### CUDA/cuDNN version\n\n12.8\n\n### GPU model and memory\n\n5070TI\n")
+    assert _findings(text).get("arch-unsupported") is Severity.ERROR
+
+
+@pytest.mark.parametrize(("sentence", "cc"), [
+    ("I’m currently running TensorFlow with an RTX 5000 series GPU (compute capability 12.0).", "12.0"),  # #99592
+    ("I have an RTX 3090 (cc 8.6) here.", "8.6"),  # constructed
+    ("I have an RTX 3090 and compute capability 8.6 is listed.", None),  # constructed: not beside the name
+])
+def test_stated_capability_shapes(sentence: str, cc: str | None) -> None:
+    gpus = _read(sentence + "\ntorch 2.5.1\n").gpu_list()
+    assert [g.compute_capability for g in gpus] == [cc]
+
+
+# tensorflow/tensorflow#121157: the pip line (its tail), then the framework asked in a shell one-liner
+_AARCH64_NIGHTLY = (
+    "TensorFlow PyPI aarch64 wheels aren't built with CUDA\n\n```shell\n"
+    "Successfully installed absl-py-2.4.0 nvidia-cublas-cu12-12.9.2.10 nvidia-cuda-runtime-cu12-12.9.79 "
+    "nvidia-cudnn-cu12-9.23.1.3 tf-nightly-2.22.0.dev20260530 wheel-0.47.0\n"
+    "(tf.env) [vikren@n502 ~]$ python -c \"import tensorflow as tf; print(tf.test.is_built_with_cuda())\"\n"
+    "False\n```\n")
+
+
+def test_a_shell_one_liner_asking_the_framework_is_its_answer() -> None:
+    tf = _read(_AARCH64_NIGHTLY).framework("tensorflow")
+    assert tf is not None and tf.accelerator == "cpu"
+
+
+def test_cuda_library_wheels_beside_a_cpu_build_say_it_was_meant_for_a_gpu() -> None:
+    assert _findings(_AARCH64_NIGHTLY).get("cpu-only-build") is Severity.ERROR
+    # the same CPU build with no CUDA wheel beside it says nothing about a GPU (constructed from it)
+    alone = _AARCH64_NIGHTLY.replace("nvidia-cublas-cu12-12.9.2.10 nvidia-cuda-runtime-cu12-12.9.79 "
+                                     "nvidia-cudnn-cu12-9.23.1.3 ", "")
+    assert "cpu-only-build" not in _findings(alone)
+
+
+def test_a_moving_gpu_image_tag_is_a_linux_gpu_build() -> None:
+    # tensorflow/build#221 (a later comment): the image, its TensorFlow release and the cuDNN dpkg lists in it
+    text = ("I tried to use the latest TensorFlow by running the `tensorflow/tensorflow:latest-gpu-jupyter` image, "
+            "which currently ships with TensorFlow 2.19.0.\n\n"
+            "After launching a container from this image and checking cuDNN with `dpkg -l | grep cudnn`, I found the "
+            "following result:\n```\nii  libcudnn8  8.9.6.50-1+cuda12.2  amd64  cuDNN runtime libraries\n```\n")
+    snapshot = _read(text)
+    tf = snapshot.framework("tensorflow")
+    assert snapshot.host.system == "Linux" and tf is not None and tf.accelerator == "cuda"
+    assert _findings(text).get("cuda-libs-missing") is Severity.ERROR  # TF 2.19 loads libcudnn.so.9
+
+
+def test_the_cpu_index_of_the_command_that_installed_the_release_is_its_build() -> None:
+    # ultralytics/ultralytics#8869 (the reporter's comment; the screenshot link left out)
+    text = ("> when i do pip list i get this even tho i installed it with this commend pip install torch==2.2.0 "
+            "torchvision==0.17.0 torchaudio==2.2.0 --index-url https://download.pytorch.org/whl/cpu\n\n"
+            "fixed it by uninstalling  and installing using pip3 install torch torchvision torchaudio --index-url "
+            "https://download.pytorch.org/whl/cu121\n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and (torch.version, torch.accelerator) == ("2.2.0+cpu", "cpu")
+    assert _findings(text).get("cpu-only-build") is Severity.ERROR  # the cu121 command says a GPU was meant
+
+
+def test_jax_template_answer_outranks_prose() -> None:
+    # jax-ml/jax#12426 (jax's old issue template)
+    text = ("I use jax==0.3.17 and jaxlib==0.3.14, when i downgrade them into jax==0.3.14 and jaxlib==0.3.10, the "
+            "problem disappeared.\n\n### What jax/jaxlib version are you using?\n\njax==0.3.17 and jaxlib==0.3.14\n")
+    packages = _read(text).packages
+    assert not isinstance(packages, Unavailable)
+    versions = {p.name: p.version for p in packages}
+    assert (versions.get("jax"), versions.get("jaxlib")) == ("0.3.17", "0.3.14")
+
+
+def test_the_container_toolkits_last_failed_alternative_is_a_driver_too_old() -> None:
+    # NVIDIA/nvidia-docker#835: a V100 on 390.87 and a CUDA 10.0 image
+    text = ("I'm trying to load a recent docker image with cuda 10 ( nvidia/cuda:10.0-devel-ubuntu18.04 ) on a system "
+            "with a V100 and driver 390.87 , which should be enough\n"
+            "nvidia-container-cli: requirement error: unsatisfied condition: driver < 385\\\\n\\\"\"\": unknown.\n")
+    assert _findings(text).get("driver-too-old") is Severity.ERROR
