@@ -1254,6 +1254,100 @@ LINES: list[tuple[str, Expected]] = [
      "storages to the CPU.What should id do?", {'torch-load-cuda-unavailable': {}}),
     # zju3dv/clean-pvnet#22
     ("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda-9.0'", {'torch-extension-no-cuda-runtime': {}}),
+    # wave 11 (w11-sigs). microsoft/WSL#9938
+    ("Failed to initialize NVML: GPU access blocked by the operating system", {'wsl-nvml-gpu-access-blocked': {}}),
+    # fgci-org/ansible-role-cuda#16 (dmesg, first and fourth lines)
+    ("[15280.304871] NVRM: The NVIDIA Tesla M2070 GPU installed in this system is",
+     {'nvrm-legacy-driver-ignores-gpu': {'gpu': 'Tesla M2070'}}),
+    # siderolabs/talos#8764
+    ("NVRM:  supported through the NVIDIA 470.xx Legacy drivers. Please", {'nvrm-legacy-driver-ignores-gpu': {}}),
+    # NVIDIA/open-gpu-kernel-modules#862 (a public RTX 5090 laptop note quotes the same second line)
+    ("               NVRM: installed in this system requires use of the NVIDIA open kernel modules.",
+     {'nvrm-open-kernel-modules-required': {}}),
+    # zzzhouuu/truenas-nvidia-drivers#20
+    ("               NVRM: installed in this system is not supported by open",
+     {'nvrm-open-module-unsupported-gpu': {}}),
+    # NVIDIA/open-gpu-kernel-modules#230
+    ("[    3.513141] NVRM: Open nvidia.ko is only ready for use on Data Center GPUs.",
+     {'nvrm-open-module-unsupported-gpu': {}}),
+    # google-deepmind/alphafold#953 (title)
+    ("Falling back to the CUDA driver for PTX compilation; ptxas does not support CC 8.9",
+     {'xla-ptxas-does-not-support-cc': {'cc': '8.9'}}),
+    # m-bain/whisperX#788
+    ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded",
+     {'ctranslate2-cuda-library-not-loadable': {'lib': 'libcublas.so.12'}}),
+    # dmMaze/BallonsTranslator#404
+    ("Library cublas64_12.dll is not found or cannot be loaded",
+     {'ctranslate2-cuda-library-not-loadable': {'lib': 'cublas64_12.dll'}}),
+    # NVIDIA/nvidia-container-toolkit#176 (WSL2)
+    ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+     "process caused: process_linux.go:545: container init caused: Running hook #0:: error running hook: exit "
+     "status 1, stdout: , stderr: nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/"
+     "ce57966999d99e98af2113a1f5c99f40792737c48903d5ba9f6ed5365aee8275/merged/usr/lib/x86_64-linux-gnu/"
+     "libnvidia-ml.so.1: file exists: unknown.", {'nvidia-container-cli-mount-file-exists': {}}),
+    # tensorflow/tensorflow#17101
+    ("ImportError: Could not find 'cudart64_90.dll'.", {}),
+    # deepfakes/faceswap-playground#136
+    ("ImportError: Could not find 'cudart64_90.dll'. TensorFlow requires that this DLL be installed in a directory "
+     "that is named in your %PATH% environment variable. Download and install CUDA 9.0 from this URL: "
+     "https://developer.nvidia.com/cuda-toolkit", {'tf-windows-self-check-cuda-dll': {'lib': 'cudart64_90.dll'}}),
+    # faroit/CountNet#5
+    ("ImportError: Could not find 'nvcuda.dll'. TensorFlow requires that this DLL be installed in a directory that is "
+     "named in your %PATH% environment variable. Typically it is installed in 'C:\\Windows\\System32'.",
+     {'tf-windows-self-check-nvcuda': {}}),
+    # public Secure Boot driver notes (code corpus); NVIDIA/gpu-driver-container#44 is the same failure
+    ("# Error: modprobe: ERROR: could not insert 'nvidia': Key was rejected by service",
+     {'modprobe-nvidia-key-rejected': {}}),
+    # Witko/nvidia-xrun#135
+    ("modprobe: FATAL: Module nvidia_uvm not found in directory /lib/modules/5.2.13-200.fc30.x86_64",
+     {'modprobe-nvidia-module-not-found': {}}),
+    # hekmak/Conf-net#5
+    ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:380: starting container "
+     "process caused: process_linux.go:545: container init caused: Running hook #1:: error running hook: exit "
+     "status 1, stdout: , stderr: nvidia-container-cli: ldcache error: open failed: /sbin/ldconfig.real: no such "
+     "file or directory: unknown.", {'nvidia-container-cli-ldcache-error': {}}),
+    # NVIDIA/libnvidia-container#177
+    ("[ERROR] nvidia-container-cli: ldcache error: process /usr/sbin/ldconfig failed with error code: 1",
+     {'nvidia-container-cli-ldcache-error': {}}),
+    # NVIDIA/libnvidia-container#209
+    ("nvidia-container-cli: mount error: failed to add device rules: unable to generate new device filter program with "
+     "no existing programs: unable to create new device filters program: load program: permission denied: 0: "
+     "R1=ctx(off=0,imm=0) R10=fp0", {'nvidia-container-cli-device-rules': {}}),
+    # zai-org/GLM-4#235
+    ("      RuntimeError: FlashAttention is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a "
+     "supported version by running nvcc -V.", {'flash-attn-nvcc-too-old': {'cuda': '11.6'}}),
+    # lm-sys/FastChat#1070 (the older floor)
+    ('RuntimeError: FlashAttention is only supported on CUDA 11 and above', {'flash-attn-nvcc-too-old': {}}),
+    # inducer/pycuda#440
+    ("nvcc fatal   : Value 'sm_89' is not defined for option 'gpu-architecture'",
+     {'nvcc-arch-value-not-defined': {'sm': 'sm_89'}}),
+    # NVIDIA/Megatron-LM#661
+    ("Duplicate GPU detected : rank 3 and rank 0 both on CUDA device f000", {'nccl-duplicate-gpu-detected': {}}),
+    # mahbub-aumi/tensorflow-cuda-wsl-ubuntu24.04#2
+    ("/sbin/ldconfig.real: /usr/lib/wsl/lib/libcuda.so.1 is not a symbolic link",
+     {'wsl-libcuda-not-a-symbolic-link': {}}),
+    # astral-sh/uv#1497
+    ("error: Distribution `torch==2.6.0 @ registry+https://download.pytorch.org/whl/cpu` can't be installed because it "
+     "doesn't have a source distribution or wheel for the current platform", {'uv-no-wheel-for-current-platform': {}}),
+    # AI4Bharat/IndicConformerASR#30
+    ("OSError: Could not load this library: /home/viblab/anaconda3/lib/python3.12/site-packages/torchaudio/lib/"
+     "libtorchaudio.so", {'torchaudio-library-not-loadable': {}}),
+    # AlexeyAB/darknet#8239
+    ("Could not load library cudnn_cnn_infer64_8.dll. Error code 126",
+     {'cudnn-windows-dll-error-126': {'lib': 'cudnn_cnn_infer64_8.dll'}}),
+    # lllyasviel/stable-diffusion-webui-forge#2798
+    ("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!",
+     {'cudnn-windows-dll-error-126': {'lib': 'cudnn_ops_infer64_8.dll'}}),
+    # PaddlePaddle/PaddleDetection#8265 (title)
+    ("推理调用cudnn的时候报错：Could not load library cudnn_cnn_infer64_8.dll. Error code 127",
+     {'cudnn-windows-dll-error-127': {'lib': 'cudnn_cnn_infer64_8.dll'}}),
+    # tensorflow/tensorflow#53184
+    ("2021-11-24 09:01:58.877869: I tensorflow/stream_executor/cuda/cuda_gpu_executor.cc:937] successful NUMA node "
+     "read from SysFS had negative value (-1), but there must be at least one NUMA node, so returning NUMA node zero",
+     {'tf-numa-node-banner': {}}),
+    # google-deepmind/alphafold3#656
+    ("xla_bridge.py:841] Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: cannot "
+     "open shared object file: No such file or directory", {'jax-tpu-backend-unavailable': {}}),
 ]
 
 
@@ -1353,6 +1447,17 @@ INNOCENT: list[str] = [
      ' Available platform names are: CUDA'),
     # InternLM/lmdeploy#1108 (case 338): the CPU's SIGILL, not a CUDA kernel's illegal instruction
     'Illegal instruction (core dumped)',
+    # wave 11: uv's platform line for a dependency, not a framework (astral-sh/uv#9647)
+    ("error: Distribution `markupsafe==3.0.2 @ registry+https://download.pytorch.org/whl/cpu` can't be installed "
+     "because it doesn't have a source distribution or wheel for the current platform"),
+    # the open module's first line carries only the PCI ID; user typos in -arch are no toolkit evidence
+    '[   87.358035] NVRM: The NVIDIA GPU 0000:03:00.0 (PCI ID: 10de:1bb3)',
+    "nvcc fatal   : Value '[sm_61]' is not defined for option 'gpu-architecture'",
+    # the persistenced socket form of the mount error (NVIDIA/nvidia-docker#1300) is not an image carrying the driver
+    ('nvidia-container-cli: mount error: file creation failed: /var/lib/docker/overlay2/d5771d7f73e2a9123ffbd81240a921'
+     'ae42daa83fae87c0731b4880c31f882f40/merged/run/nvidia-persistenced/socket: no such device or address'),
+    # another out-of-tree module under Secure Boot (lolo101/px1800kbd#10)
+    "modprobe: ERROR: could not insert 'px1800kbd': Key was rejected by service",
 ]
 
 

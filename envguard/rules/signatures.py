@@ -55,6 +55,9 @@ _CUDA_BOUND = re.compile(r"__cuda >=(\d{1,2}(?:\.\d{1,2})?)")
 #: CPU-only evidence that stays a warning on a GPU machine: a libtorch program whose CUDA library was not linked, or
 #: an extension build step without GPU access (docker build, a CPU worker), give the same line.
 _NO_MACHINE_ESCALATION = frozenset({"torch-aten-op-no-cuda-backend", "torch-extension-no-cuda-runtime"})
+#: uv's "no source distribution or wheel for the current platform": no platform finding when the same report has uv's
+#: Python-tag message (a python-unsupported signature), which says the missing wheel is this interpreter's.
+_PLATFORM_UNLESS_PYTHON = frozenset({"uv-no-wheel-for-current-platform"})
 
 
 class SignatureRule:
@@ -72,6 +75,8 @@ class SignatureRule:
         for match in matches:
             sig = match.signature
             if sig.id in seen or sig.code == NOT_ENVIRONMENT:
+                continue
+            if sig.id in _PLATFORM_UNLESS_PYTHON and any(m.signature.code == "python-unsupported" for m in matches):
                 continue
             seen.add(sig.id)
             line = _excerpt(match)
