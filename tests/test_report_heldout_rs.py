@@ -129,3 +129,127 @@ def test_the_container_toolkits_last_failed_alternative_is_a_driver_too_old() ->
             "with a V100 and driver 390.87 , which should be enough\n"
             "nvidia-container-cli: requirement error: unsatisfied condition: driver < 385\\\\n\\\"\"\": unknown.\n")
     assert _findings(text).get("driver-too-old") is Severity.ERROR
+
+
+# ---- held-out sets T, U, V and the classes Q's misses named (stop 22) ----------------------------------------
+
+
+def test_a_capability_in_the_gpu_field_joins_the_nvidia_smi_gpu() -> None:
+    # tensorflow/tensorflow#38971 (the template field, then nvidia-smi's row)
+    text = ("- GPU model and memory: GeForce 960M, compute capability: 5.0\n"
+            "| NVIDIA-SMI 440.82       Driver Version: 440.82       CUDA Version: 10.2     |\n"
+            "|   0  GeForce GTX 960M    Off  | 00000000:01:00.0 Off |                  N/A |\n"
+            "| N/A   48C    P0    N/A /  N/A |      0MiB /  2004MiB |      0%      Default |\n")
+    gpus = _read(text).gpu_list()
+    assert [(g.name, g.compute_capability) for g in gpus] == [("GeForce GTX 960M", "5.0")]
+
+
+def test_the_version_a_framework_was_upgraded_to_is_the_one_in_use() -> None:
+    # tensorflow/tensorflow#37968
+    text = ("It was going smooth since when Colaboratory decided to upgrade its VM's TF version from 2.1 to 2.2-rc1.")
+    tf = _read(text).framework("tensorflow")
+    assert tf is not None and tf.version.startswith("2.2")
+
+
+def test_ultralytics_checks_table_keeps_the_torch_tag() -> None:
+    # pytorch/pytorch#131958 (the banner, then `yolo checks`' aligned rows)
+    text = ("Ultralytics YOLOv8.2.66 🚀 Python-3.10.9 torch-2.5.0.dev20240726+cu121 CUDA:0 (NVIDIA GeForce RTX 3080, "
+            "12288MiB)\nSetup complete ✅ (12 CPUs, 31.9 GB RAM, 765.5/1863.0 GB disk)\n\n"
+            "OS                  Windows-10-10.0.19045-SP0\nEnvironment         Windows\nPython              3.10.9\n"
+            "CUDA                12.1\n\ntorch               ✅ 2.5.0.dev20240726+cu121>=1.8.0\n")
+    snapshot = _read(text)
+    torch = snapshot.framework("torch")
+    assert torch is not None and (torch.version, torch.accelerator) == ("2.5.0.dev20240726+cu121", "cuda")
+    assert snapshot.host.system == "Windows"
+    assert "cpu-only-build" not in _findings(text)
+
+
+def test_xformers_detail_names_the_installed_torch() -> None:
+    # open-mmlab/PIA#30
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.1.2+cu121 with CUDA 1201 (you have 2.1.2+cpu)\n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and (torch.version, torch.accelerator) == ("2.1.2+cpu", "cpu")
+
+
+def test_conda_download_table_row_says_the_build() -> None:
+    # pytorch/pytorch#92273 (the plan conda printed)
+    text = ("conda install pytorch==1.12.1 torchvision==0.13.1 torchaudio==0.12.1 cudatoolkit=10.2 -c pytorch\n\n"
+            "The following packages will be downloaded:\n\n    package                    |            build\n"
+            "    ---------------------------|-----------------\n"
+            "    cudatoolkit-10.2.89        |       h74a9793_1       317.2 MB  defaults\n"
+            "    pytorch-1.12.1             |      py3.8_cpu_0       133.8 MB  pytorch\n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and (torch.version, torch.accelerator) == ("1.12.1", "cpu")
+    assert _findings(text).get("cpu-only-build") is Severity.ERROR  # cudatoolkit asked for: meant for a GPU
+
+
+_ONLY_INDEX = ("  - Python: 3.14.3\n  - OS: Windows 11\n"
+               "    pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu118\n"
+               "    pip install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu124\n\n"
+               "  All return: ERROR: No matching distribution found for torch\n")
+
+
+def test_pip_limited_to_cu_indexes_without_a_release_for_the_python() -> None:
+    # rohitg00/ai-engineering-from-scratch#192
+    assert _findings(_ONLY_INDEX).get("python-unsupported") is Severity.ERROR
+    # the same with the default index added: it may hold a release for this Python (constructed)
+    extra = _ONLY_INDEX.replace("--index-url", "--extra-index-url")
+    assert "python-unsupported" not in _findings(extra)
+    # a Python the cu124 index's releases support (constructed)
+    assert "python-unsupported" not in _findings(_ONLY_INDEX.replace("3.14.3", "3.12.4"))
+
+
+@pytest.mark.parametrize("text", [
+    "I am trying to install PyTorch\nC:\\Python\\Python37-32\\Scripts>pip install torch==1.5.1+cpu",  # pytorch#41005
+    "So please support python 3.13! （Windows10 32bit）\nthe Pytorch library",  # pytorch/pytorch#149823
+    "Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:38:17) [MSC v.1932 32 bit (Intel)]\nInstalling torch and "
+    "torchvision",  # AUTOMATIC1111/stable-diffusion-webui#10592
+])
+def test_a_32bit_interpreter_has_no_torch(text: str) -> None:
+    assert _findings(text).get("python-unsupported") is Severity.ERROR
+
+
+def test_a_64bit_hint_is_not_a_32bit_interpreter() -> None:
+    # milksense/venus#8 (the advice comment), with a Python named (constructed)
+    text = "Install python 64bit not 32bit, then pip install torch\nPython 3.11.4"
+    assert "python-unsupported" not in _findings(text)
+
+
+def test_nccl_named_in_a_sentence_and_the_one_torch_loaded() -> None:
+    # NVIDIA/nccl#238
+    assert _nccl(_read("When I run nccl 2.4.2 across multiple nodes, the program hangs randomly.")) == ["2.4.2"]
+    # NVIDIA/nccl#809: the answer later in the sentence; the system's NCCL named in prose does not override it
+    text = ("Now, I installed nccl 2.15.5.\nBut,When I input `python -c \"import torch;"
+            "print(torch.cuda.nccl.version())\"`  in Terminal, I can see (2, 10, 3).\n")
+    assert _nccl(_read(text)) == ["2.10.3"]
+
+
+def _nccl(snapshot: Snapshot) -> list[str]:
+    return [] if isinstance(snapshot.nccl, Unavailable) else [n.version for n in snapshot.nccl]
+
+
+def test_a_scripts_version_prints_answered_by_a_later_output_block() -> None:
+    # pytorch/pytorch#79270
+    text = ("```\nimport torch\nprint(torch.__version__)\nprint(np.__version__)\n" + "x = 1\n" * 12 +
+            "```\n\noutput:\n```\n1.10.0\n1.22.3\n```\n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and torch.version == "1.10.0"
+
+
+def test_dash_bullets_and_the_tf_diagnostics_driver_pair() -> None:
+    # tinkerhub/ComputerVision-with-PyTorch-Learning-Program#80
+    snapshot = _read("* OS -Windows\n* PyTorch Version -1.5\n* Package Manager -pip\n")
+    torch = snapshot.framework("torch")
+    assert snapshot.host.system == "Windows" and torch is not None and torch.version == "1.5"
+    # tensorflow/tensorflow#1158: the library TF loaded and the kernel module disagree
+    text = ("I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: 384.111.0\n"
+            "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version is: 384.90.0\n"
+            "\"\"\"NVRM version: NVIDIA UNIX x86_64 Kernel Module  384.90  Tue Sep 19 19:17:35 PDT 2017\n")
+    assert _findings(text).get("driver-library-mismatch") is Severity.ERROR
+
+
+def test_a_gpu_table_row_pasted_as_a_sentence() -> None:
+    # pytorch/pytorch#14681
+    gpus = _read("GPU is GeForce GT 740M | 3.0\ntorch 0.4.1").gpu_list()
+    assert [(g.name, g.compute_capability) for g in gpus] == [("GeForce GT 740M", "3.0")]

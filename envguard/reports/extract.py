@@ -83,7 +83,12 @@ def _aligned(lines: list[str], offset: int) -> Iterator[Mention]:
         key, value = m.group(1), m.group(2)
         kind = _ALIGNED_KINDS.get(key)
         if key == "torch":
-            value = value.split(">=", 1)[0]
+            # "torch  ✅ 2.5.0.dev20240726+cu121>=1.8.0": the installed version (with its local tag), then the floor
+            version = re.match(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\.?(?:dev|a|b|rc)\d{1,10})?(?:\+[\w.]{1,20})?",
+                               value.split(">=", 1)[0])
+            if version:
+                yield Mention("torch", version.group(0), offset + i + 1, TOOL, "ultralytics checks: torch")
+            continue
         if kind is not None:
             yield from _value(kind, value, offset + i + 1, TOOL, f"ultralytics checks: {key}")
 
@@ -148,6 +153,9 @@ _JAX_PAIR = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:==?|:|\s)\s{0,2}v?(\d{1,2}\.\d{
                        re.IGNORECASE)
 
 
+_FIELD_CC = re.compile(r"compute capability\s{0,2}[:=]?\s{0,2}(\d{1,2}\.\d)\b", re.IGNORECASE)
+
+
 def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Mention]:
     value = value.strip().strip("`'\"").strip()
     if value.lower() in _NOT_A_VALUE:
@@ -160,8 +168,11 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
         yield Mention("gpu", gpu.group(2) if gpu else value, line, tier, how)
     elif kind == "gpu_text":
         if _GPU_WORDS.search(value):
-            name = re.split(r",\s{0,4}\d{1,4}\s{0,2}(?:GB|MB|GiB|MiB)|\s\(\d", value, maxsplit=1)[0]
-            yield Mention("gpu", name.strip(), line, tier, how)
+            name = re.split(r",\s{0,4}\d{1,4}\s{0,2}(?:GB|MB|GiB|MiB)|\s\(\d|,\s{0,4}compute capability"
+                            r"|\s\((?:\w{1,20},\s{0,2})?compute capability", value, maxsplit=1)[0]
+            # "GeForce 960M, compute capability: 5.0" (tensorflow/tensorflow#38971's template answer)
+            cc = _FIELD_CC.search(value)
+            yield Mention("gpu", name.strip(), line, tier, how, f"|{cc.group(1)}" if cc else "")
     elif kind == "cudnn":
         found = re.search(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", value)
         if found:
@@ -231,6 +242,12 @@ _CONDA_PLAN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,40}[\w.-]{1,60
                          r"(\d[\w.+!]{0,40})-(\S{1,80})\s*$")
 
 
+#: conda's "The following packages will be downloaded" table: "pytorch-1.12.1 | py3.8_cpu_0  133.8 MB  pytorch"
+#: (pytorch/pytorch#92273's plan).
+_CONDA_DOWNLOAD = re.compile(r"^([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+!]{0,40})\s{1,30}\|\s{1,30}(\S{1,80})\s{1,30}"
+                             r"\d[\d.]{0,8}\s{0,2}[KMG]B\b")
+
+
 def packages(lines: list[str], offset: int) -> Iterator[Mention]:
     """pip freeze / pip list / uv pip list / pip show / conda list / collect_env "[pip3]" and "[conda]" lines."""
     for i, line in enumerate(lines):
@@ -251,6 +268,17 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention(f"{'torch' if name == 'pytorch' else name}_cuda_none", build, n, TOOL,
                               "conda build string")
             continue
+        match = _CONDA_DOWNLOAD.match(text)
+        if match and _INTERESTING.match(normalize_name(match.group(1))):
+            name, build = normalize_name(match.group(1)), match.group(3)
+            yield Mention("package", match.group(2), n, TOOL, "conda transaction (download table)", name)
+            if name == "pytorch":
+                cuda = _CONDA_CUDA.search(build)
+                if cuda:
+                    yield Mention("torch_cuda", f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, "conda build string")
+                elif _CONDA_CPU_BUILD.search(build.lower()):
+                    yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
+            continue
         match = _CONDA_ROW.match(text)
         if match and match.group(1) == "python" and _CONDA_PYTHON.match(match.group(2)) and "==" not in text:
             # conda lists the interpreter itself ("python  3.9.13  haa1d7c7_1"): the environment's Python
@@ -266,7 +294,7 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
                 elif "cpu" in build.lower():
                     yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
             continue
-        match = _PIP_LIST.match(text)
+        match = _PIP_LIST.match(text) if "(you have " not in text else None  # xformers' "built for" detail line
         if match and _INTERESTING.match(normalize_name(match.group(1))):
             yield Mention("package", match.group(2), n, TOOL, "pip list", normalize_name(match.group(1)))
             continue
@@ -356,6 +384,17 @@ _CONDA_CREATE = re.compile(r"\bconda\s{1,4}create\b.{0,200}?\bpython\s{0,2}=\s{0
 _PIP_INSTALL = re.compile(r"\b(?:pip3?|uv\s{1,4}pip|python3?\s{1,4}-m\s{1,4}pip)\s{1,4}install\b(.{0,600})")
 _REQ = re.compile(r"(?<![\w./-])([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,40}\])?\s{0,2}={2,3}\s{0,2}['\"]?(\d[\w.+!-]{0,40})")
 _INDEX_CU = re.compile(r"/whl/(?:nightly/)?(cu\d{3}|cpu|rocm[\d.]{1,8})\b")
+#: pip told to look only at one index ("--index-url URL", "-i URL"), with nothing added ("--extra-index-url",
+#: "-f/--find-links" add the default index or a page); a nightly index is another matter (pre-releases).
+_ONLY_INDEX = re.compile(r"(?:--index-url|(?<![\w-])-i)[\s=]{1,4}\S{0,80}/whl/cu\d{3}\b")
+_MORE_INDEXES = re.compile(r"--extra-index-url|--find-links|(?<![\w-])-f\s|/nightly/|--pre\b")
+#: Mention kind: the CUDA variant of the PyTorch index a pip command used as its only index.
+ONLY_INDEX = "pip_only_index"
+#: pip finding no torch at all: "No matching distribution found for torch" (no pin), or an empty list.
+_NO_TORCH = re.compile(r"No matching distribution found for torch(?![\w=<>~!.\[-])|requirement torch "
+                       r"\(from versions: none\)")
+#: Mention kind: that pip line.
+NO_TORCH = "pip_no_torch"
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
                     r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w[\w.]{0,80})\.whl\b",
                     re.IGNORECASE)
@@ -464,6 +503,12 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
             index = _INDEX_CU.search(install.group(1))
             if index:
                 yield Mention("requested_variant", index.group(1), n, MESSAGE, "pip install --index-url")
+                if _ONLY_INDEX.search(install.group(1)) and not _MORE_INDEXES.search(install.group(1)) \
+                        and re.search(r"(?<![\w-])torch(?![\w-])", install.group(1)):
+                    # the PyTorch index is the only place pip looks: what it holds is all pip can offer
+                    yield Mention(ONLY_INDEX, index.group(1), n, MESSAGE, "pip install --index-url (the only index)")
+        if _NO_TORCH.search(line):
+            yield Mention(NO_TORCH, line.strip()[:160], n, MESSAGE, "pip: no torch")
         missing = _NOT_INSTALLABLE.search(line)
         if missing and missing.group(2):
             yield Mention("requested", missing.group(2), n, MESSAGE, "pip: no matching distribution",
@@ -537,6 +582,11 @@ _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
 _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
+#: "Colaboratory decided to upgrade its VM's TF version from 2.1 to 2.2-rc1" (tensorflow/tensorflow#37968): the
+#: version after "to" is the one in use.
+_P_UPGRADED = re.compile(r"(?<![\w.-])(tf|tensorflow|torch|pytorch)(?:'s)?\s{1,2}(?:version\s{1,2})?from\s{1,2}v?"
+                         r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{1,2}to\s{1,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:-?rc\d{1,2})?)",
+                         re.IGNORECASE)
 #: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
 _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 #: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
@@ -593,6 +643,10 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 found = regex.search(sentence)
                 if found and stated(found):
                     yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
+            upgraded = _P_UPGRADED.search(sentence)
+            if upgraded and stated(upgraded):
+                kind = "tf_prose" if upgraded.group(1).lower() in ("tf", "tensorflow") else "torch_prose"
+                yield Mention(kind, upgraded.group(2), n, PROSE, "text (upgraded to)")
             for found in _P_JAX.finditer(sentence):
                 if stated(found):
                     yield Mention("package", found.group(2), n, PROSE, "text", found.group(1).lower())

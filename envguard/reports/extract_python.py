@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import sentences
 
 #: An interpreter invoked by a command: "python3.13t .\\main.py", "python3.8 -m pip install", "py -3.11 -m pip".
 _COMMAND = re.compile(r"(?:^|[\s>$#`'\"(]|/bin/)python(3\.\d{1,2})(t?)(?:\.exe)?\s{1,4}(?:-[mcVXuEIOB]\b|--version\b|"
@@ -172,4 +173,29 @@ def refine(lines: list[str], mentions: list[Mention]) -> list[Mention]:
     return out
 
 
-EXTRACTORS = (interpreter, printed_versions, bare_driver, torch_template, plain_torch_installs)
+#: A 32-bit interpreter, as reports show it: collect_env's "Python version: 3.7 (32-bit runtime)" (pytorch#47354),
+#: the interpreter banner's "[MSC v.1932 32 bit (Intel)]" (AUTOMATIC1111/stable-diffusion-webui#10592), the
+#: installer's default folder "Python37-32" (pytorch#41005), a sentence's "(Windows10 32bit)".
+_BITS32 = re.compile(r"\(32-bit runtime\)|\[MSC v\.\d{3,5} 32 bit \(Intel\)\]|\bPython3\d{1,2}-32\b|"
+                     r"\b(?:windows|win)\s{0,2}(?:7|8|10|11)?\s{0,2}(?:x86\s{0,2})?(?:\(|,\s{0,2})?\s{0,2}32[- ]?bit\b|"
+                     r"\b32[- ]?bit\s{1,2}(?:python|windows|interpreter)\b", re.IGNORECASE)
+_BITS_HEDGE = re.compile(r"\b(?:not|instead|rather|if|whether|64[- ]?bit)\b", re.IGNORECASE)
+#: Mention kind: the interpreter (or the Windows it runs on) is 32-bit.
+PYTHON_32BIT = "python_32bit"
+
+
+def thirty_two_bit(lines: list[str], offset: int) -> Iterator[Mention]:
+    """A 32-bit Python or Windows, in a report that is about PyTorch (which has no 32-bit wheels)."""
+    if not any("torch" in line.lower() for line in lines):
+        return
+    for i, line in enumerate(lines):
+        if "32" not in line:
+            continue
+        for sentence in sentences(line):
+            found = _BITS32.search(sentence)
+            if found and not _BITS_HEDGE.search(sentence):
+                yield Mention(PYTHON_32BIT, found.group(0), offset + i + 1, MESSAGE, "a 32-bit interpreter")
+                return
+
+
+EXTRACTORS = (interpreter, printed_versions, bare_driver, torch_template, plain_torch_installs, thirty_two_bit)

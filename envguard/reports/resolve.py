@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
-from envguard.reports import companions, extract_builds, extract_jetson, variants
+from envguard.reports import companions, extract, extract_builds, extract_jetson, extract_python, variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     NOT_REPORTED,
@@ -102,7 +102,8 @@ class Resolved:
             best = next((m for m in found if m.tier == best.tier and m.value.startswith(f"{best.value}.")), best)
         rival = next((m for m in found if m is not best and _comparable(m.value) != _comparable(best.value)
                       and not (label == "driver" and best.value.startswith(f"{m.value}."))), None)
-        unnoted = ("requested", "requested_variant", *variants.UNNOTED_KINDS, *extract_jetson.UNNOTED_KINDS)
+        unnoted = ("requested", "requested_variant", extract.ONLY_INDEX, extract.NO_TORCH, extract_python.PYTHON_32BIT,
+                   *variants.UNNOTED_KINDS, *extract_jetson.UNNOTED_KINDS)
         if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
                               f"({rival.source}); kept {best.value!r}"
@@ -162,6 +163,12 @@ class Resolved:
         return out
 
 
+#: ``Snapshot.environment`` key of the PyTorch indexes pip commands used as their only index, when pip then found no
+#: torch: "cu124 cu121|report line 11: ...|<pip's line> (report line 14: ...)" (rules.installs.OnlyIndexPythonRule).
+ONLY_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
+#: ``Snapshot.environment`` key of a 32-bit interpreter in a report about PyTorch: "(32-bit runtime)|report line 9"
+#: (rules.installs.Python32BitRule).
+PYTHON_32BIT_KEY = "PYTHON_32BIT"
 #: Mentions of a Linux container image's tag (extract._images).
 _LINUX_IMAGE_KINDS = ("tf_gpu_image", "image_cuda", "image_cudnn_major", "ngc")
 
@@ -275,6 +282,14 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     image = get("image_cuda")
     if image:
         environment["CUDA_VERSION"] = image.value
+    bits = get(extract_python.PYTHON_32BIT)
+    if bits is not None and system in (None, "win32"):
+        environment[PYTHON_32BIT_KEY] = f"{bits.value}|{bits.source}"
+    only = [m for m in r.mentions if m.kind == extract.ONLY_INDEX]
+    failed = get(extract.NO_TORCH)
+    if only and failed:
+        environment[ONLY_INDEX_KEY] = (f"{' '.join(dict.fromkeys(m.value for m in only))}|{only[0].source}|"
+                                       f"{failed.value} ({failed.source})")
     snapshot = Snapshot(
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,
         python=python, packages=tuple(Distribution(n, m.value) for n, m in sorted(pkgs.items())),

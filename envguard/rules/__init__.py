@@ -39,15 +39,17 @@ class OnErrorLines:
     """A rule that judges only the error lines a report shows, imported the first time a snapshot has some (a
     probed machine has none: `check` does not pay for the error catalogue and its rules)."""
 
-    def __init__(self, target: str, rule_id: str, summary: str) -> None:
+    def __init__(self, target: str, rule_id: str, summary: str, key: str | None = None) -> None:
         self.target = target
         self.id = rule_id
         self.summary = summary
+        #: a ``Snapshot.environment`` key only a report reader writes: its presence triggers the rule instead
+        self.key = key
         self._rule: Rule | None = None
 
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
-        """The wrapped rule's findings; none without observed error lines."""
-        if not snapshot.observed_errors:
+        """The wrapped rule's findings; none without observed error lines (or the key)."""
+        if not (snapshot.environment.get(self.key) if self.key else snapshot.observed_errors):
             return
         if self._rule is None:
             module, name = self.target.split(":")
@@ -78,6 +80,11 @@ ALL_RULES: tuple[Rule, ...] = (
                  "wheel files pip rejected were built for this interpreter's Python"),
     OnErrorLines("envguard.rules.installs:OfferedVersionsRule", "offered-versions",
                  "a pinned framework release supports the interpreter pip offered releases for"),
+    OnErrorLines("envguard.rules.installs:OnlyIndexPythonRule", "only-index-python",
+                 "the torch releases of the PyTorch index pip was limited to support the interpreter",
+                 key="PIP_ONLY_TORCH_INDEX"),
+    OnErrorLines("envguard.rules.installs:Python32BitRule", "python-32bit",
+                 "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key="PYTHON_32BIT"),
     CompanionRule(),
     WheelPinRule(),
     JaxPluginRule(),

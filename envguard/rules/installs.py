@@ -5,6 +5,9 @@
 - A pinned release pip did not offer while it offered others ("(from versions: 2.16.0rc0, ...)"): the Python the
   report gives, or the one the offered releases imply through their supported-Python ranges, is outside the
   pinned release's range.
+- No torch at all where pip's only index was a PyTorch cuXXX index ("pip install torch --index-url .../whl/cu124",
+  then "No matching distribution found for torch"): every torch release with that variant (torch.toml) is outside
+  the report's Python.
 
 Both judge only the error lines a report shows (rules/__init__.py imports this module when there are some); the
 free-threaded rule is in builds.py.
@@ -211,3 +214,76 @@ def _implied_pythons(offered: list[str], releases: Sequence[_Release]) -> list[s
     gaps = [r for s, r in ordered if low < s < high and s not in have]
     return [p for p in _MINORS if all(p in r.python for _s, r in known)
             and not any(p in r.python for r in (*below, *gaps))]
+
+
+#: Snapshot.environment key the report reader writes the only-index variants to (reports.resolve.ONLY_INDEX_KEY).
+ONLY_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
+
+
+class OnlyIndexPythonRule:
+    """pip looked only at PyTorch cuXXX indexes and found no torch: do their releases support this Python?"""
+
+    id = "only-index-python"
+    summary = "the torch releases of the PyTorch index pip was limited to support the interpreter"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield a python-unsupported finding when no release of any of those indexes supports the Python."""
+        said = snapshot.environment.get(ONLY_INDEX_KEY)
+        python = snapshot.python
+        if said is None or not isinstance(python, PythonInfo):
+            return
+        minor = _minor(python)
+        if minor is None:
+            return
+        tags, where, failed = [*said.split("|", 2), "", ""][:3]
+        held: list[str] = []
+        for tag in tags.split():
+            releases = [r for r in matrices.torch.releases if r.variant(tag) is not None]
+            if not releases or any(minor in r.python for r in releases):
+                return  # an index the table does not know, or one with a release for this Python
+            newest = max(releases, key=lambda r: Version(r.version))
+            held.append(f"{tag}: torch {min(releases, key=lambda r: Version(r.version)).version}-{newest.version}, "
+                        f"the newest supporting Python {newest.python}")
+        yield Finding(
+            "python-unsupported", Severity.ERROR,
+            f"pip looked only at the PyTorch index{'es' if len(held) > 1 else ''} {', '.join(tags.split())} and "
+            f"found no torch for Python {python.version}: no torch release built for "
+            f"{'them' if len(held) > 1 else 'it'} supports Python {minor} ({'; '.join(held)}).",
+            (ev("python", python.version, python.source), ev("only index", tags, where),
+             ev("pip", failed, snapshot.origin), ev("releases per index", "; ".join(held), "torch.toml")),
+            "use a newer CUDA variant's index whose releases support this Python (envguard matrix torch), or a "
+            "Python those releases support",
+            None, "torch",
+        )
+
+
+#: Snapshot.environment key of a 32-bit interpreter in a report about PyTorch (reports.resolve.PYTHON_32BIT_KEY).
+PYTHON_32BIT_KEY = "PYTHON_32BIT"
+#: PyTorch's Windows wheels are win_amd64 only: "Please use a 64-bit Python installation instead" (maintainer on
+#: pytorch#41005); "Either you are using a 32-bit of Python or ..." (pytorch#39939).
+_WIN64_ONLY = "https://github.com/pytorch/pytorch/issues/41005 ; https://github.com/pytorch/pytorch/issues/39939"
+
+
+class Python32BitRule:
+    """A 32-bit Python has no torch wheel at all."""
+
+    id = "python-32bit"
+    summary = "torch's wheels are 64-bit: a 32-bit interpreter cannot install any"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield a python-unsupported finding for the 32-bit interpreter the report shows."""
+        said = snapshot.environment.get(PYTHON_32BIT_KEY)
+        if said is None:
+            return
+        what, _, where = said.partition("|")
+        python = snapshot.python
+        label = f"Python {python.version}" if isinstance(python, PythonInfo) else "the Python"
+        yield Finding(
+            "python-unsupported", Severity.ERROR,
+            f"{label} is a 32-bit interpreter ({what.strip()}): PyTorch publishes 64-bit wheels only, so pip finds no "
+            f"torch for it (only the old 0.1.2 placeholders, or nothing).",
+            (ev("32-bit", what.strip(), where),),
+            "install the 64-bit (x86-64) Python of a version the torch release supports, and recreate the "
+            "environment with it",
+            _WIN64_ONLY, "torch",
+        )
