@@ -253,3 +253,48 @@ def test_a_gpu_table_row_pasted_as_a_sentence() -> None:
     # pytorch/pytorch#14681
     gpus = _read("GPU is GeForce GT 740M | 3.0\ntorch 0.4.1").gpu_list()
     assert [(g.name, g.compute_capability) for g in gpus] == [("GeForce GT 740M", "3.0")]
+
+
+# ---- held-out sets X, Y, W (stop 22) ------------------------------------------------------------------------
+
+
+def test_tensorflow_cpu_package_beside_tensorflow_gpu_before_2_1() -> None:
+    # tensorflow/tensorflow#35113: both 1.14.0 packages listed (a V100 machine)
+    text = ("tf version :\n```\ntensorboard          1.14.0\ntensorflow           1.14.0\n"
+            "tensorflow-estimator 1.14.0\ntensorflow-gpu       1.14.0\n```\n")
+    assert _findings(text).get("cpu-only-build") is Severity.ERROR
+    # from 2.1 the plain package is the GPU build too: nothing to say (constructed)
+    assert "cpu-only-build" not in _findings(text.replace("1.14.0", "2.4.1"))
+
+
+def test_a_sentence_stating_the_required_and_the_loaded_cudnn() -> None:
+    # googlecolab/colabtools#2600
+    text = ("To use the Tensorflow object detection API, CuDNN version 8.1 is required but only version 8.0.5 is "
+            "loaded.")
+    assert _findings(text).get("cudnn-mismatch") is Severity.ERROR
+    assert "cudnn-mismatch" not in _findings(text.replace("8.0.5", "8.2.1"))  # a newer minor satisfies it
+
+
+def test_paddles_own_cudnn_warning_stays_a_warning() -> None:
+    # PaddlePaddle/models#4145: Paddle runs on after this line; only a failed cuDNN call would settle it
+    text = ("W1230 17:02:36.781242  9089 device_context.cc:244] device: 0, cuDNN Version: 7.4.\n"
+            "W1230 17:02:36.781275  9089 device_context.cc:270] WARNING: device: 0. The installed Paddle is compiled "
+            "with CUDNN 7.6, but CUDNN version in your machine is 7.4, which may cause serious incompatible bug. "
+            "Please recompile or reinstall Paddle with compatible CUDNN version.\n")
+    assert _findings(text).get("cudnn-mismatch") is Severity.WARNING
+
+
+def test_rpm_nccl_rows_name_the_cuda_they_were_built_for() -> None:
+    # NVIDIA/nccl#554 (CentOS 7, CUDA 10.1)
+    text = ("- CUDA : Version 10.1.243\n- GPU : GeForce RTX 2080 Ti\n```\n[root@centos home]# rpm -qa | grep nccl\n"
+            "libnccl-2.9.9-1+cuda11.3.x86_64\nlibnccl-static-2.9.9-1+cuda11.3.x86_64\n"
+            "libnccl-devel-2.9.9-1+cuda11.3.x86_64\n```\n")
+    assert _findings(text).get("nccl-mismatch") is Severity.ERROR
+
+
+def test_a_release_that_could_not_be_installed_is_judged_against_the_python() -> None:
+    # pytorch/pytorch#137853 (its first lines and collect_env's Python line)
+    text = ("i have upgraded to python 3.13 in my local env(macos 15.0.1), but can not install pytorch 2.4.1\n"
+            "Python version: 3.13.0 (main, Oct  7 2024, 05:02:14) [Clang 16.0.0 (clang-1600.0.26.3)] "
+            "(64-bit runtime)\n")
+    assert _findings(text).get("python-unsupported") is Severity.ERROR

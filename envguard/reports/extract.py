@@ -587,6 +587,18 @@ _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 _P_UPGRADED = re.compile(r"(?<![\w.-])(tf|tensorflow|torch|pytorch)(?:'s)?\s{1,2}(?:version\s{1,2})?from\s{1,2}v?"
                          r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{1,2}to\s{1,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:-?rc\d{1,2})?)",
                          re.IGNORECASE)
+#: "CuDNN version 8.1 is required but only version 8.0.5 is loaded" (googlecolab/colabtools#2600): the cuDNN a
+#: build needs and the one that loads, TensorFlow's "Loaded runtime CuDNN library" message said in words.
+_P_CUDNN_NEEDED = re.compile(r"\bcudnn\s{0,2}(?:version\s{1,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{1,2}is\s{1,2}"
+                             r"(?:required|needed),?\s{1,2}but\s{1,2}(?:only\s{1,2})?(?:version\s{1,2})?v?"
+                             r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{1,2}(?:is|was)\s{1,2}(?:loaded|installed|found)",
+                             re.IGNORECASE)
+#: "i have upgraded to python 3.13 ..., but can not install pytorch 2.4.1" (pytorch/pytorch#137853).
+_P_CANNOT_INSTALL = re.compile(r"\b(?:can\s?not|can't|unable to|fail(?:ed|s)? to|couldn't|could not)\s{1,2}(?:pip\s{1,2})?"
+                               r"install\s{1,2}(?:py)?torch\s{0,2}(?:==|v)?\s{0,2}(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
+                               re.IGNORECASE)
+#: How that sentence's requirement is labelled (reports.resolve keeps it apart from a framework's own message).
+CUDNN_REQUIRED_HOW = "text (cuDNN required)"
 #: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
 _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 #: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
@@ -643,6 +655,16 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 found = regex.search(sentence)
                 if found and stated(found):
                     yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
+            needed = _P_CUDNN_NEEDED.search(sentence)
+            # NOTE: "required" and "only" are this shape's own words; only a condition before it hedges it
+            if needed and not re.search(r"\b(?:if|would|should|could|whether)\b", sentence[:needed.start()], re.I):
+                yield Mention("cudnn", needed.group(2), n, PROSE, "text (cuDNN loaded)")
+                yield Mention("cudnn_compiled", needed.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
+            failed_install = _P_CANNOT_INSTALL.search(sentence)
+            if failed_install:
+                # "can not install pytorch 2.4.1": the release wanted (what a failed install asked for), not a
+                # negated fact
+                yield Mention("requested", failed_install.group(1), n, PROSE, "text (could not install)", "torch")
             upgraded = _P_UPGRADED.search(sentence)
             if upgraded and stated(upgraded):
                 kind = "tf_prose" if upgraded.group(1).lower() in ("tf", "tensorflow") else "torch_prose"

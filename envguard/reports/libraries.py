@@ -53,6 +53,9 @@ _NCCL_TESTS = re.compile(r"\bnccl-tests version \S{1,20}(?: \(\w{1,40}\))? nccl-
 # dpkg -l: "ii  libnccl2   2.17.1-1+cuda12.1   amd64   NVIDIA Collective Communication Library (NCCL) Runtime".
 _DPKG_NCCL = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}(libnccl2|libnccl-dev)(?::amd64|:arm64)?\s{1,80}"
                         r"(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})(?:\s|$)")
+# rpm -qa: "libnccl-2.9.9-1+cuda11.3.x86_64" (NVIDIA/nccl#554, CentOS 7).
+_RPM_NCCL = re.compile(r"^\s{0,4}(libnccl(?:-devel)?)-(\d\.\d{1,2}\.\d{1,2})-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})"
+                       r"\.(?:x86_64|aarch64|ppc64le)\s*$")
 # A sentence that says which CUDA an NCCL build is for: "my nccl depends on a different CUDA version (11.0)",
 # "NCCL was built for CUDA 11.0", "libnccl2 compiled with cuda 10.2".
 _NCCL_BUILT_FOR = re.compile(r"\b(?:lib)?nccl2?\b(?!-tests)[^.;!?]{0,40}?"
@@ -130,9 +133,10 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         if tests:
             yield Mention("nccl_loaded", parsers.decode_nccl_int(int(tests.group(1))) or "", n, MESSAGE,
                           "nccl-tests: nccl-library", "nccl-tests")
-        dpkg = _DPKG_NCCL.match(line)
+        dpkg = _DPKG_NCCL.match(line) or _RPM_NCCL.match(line)
         if dpkg:
-            yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"dpkg: {dpkg.group(1)}", dpkg.group(3))
+            tool = "rpm" if dpkg.re is _RPM_NCCL else "dpkg"
+            yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"{tool}: {dpkg.group(1)}", dpkg.group(3))
             continue
         built = _NCCL_BUILT_FOR.search(line)
         if built and not _HEDGE.search(line[max(0, built.start() - 32):built.end() + 32]):
@@ -266,7 +270,7 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
         elif "+" in value and "+" not in (libs[twin].version or ""):
             libs[twin] = replace(libs[twin], version=value)
     for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):
-        package = m.how.removeprefix("dpkg: ") if m.how.startswith("dpkg: ") else "nccl"
+        package = m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else "nccl"
         libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, package_source(package, m.key), m.value or None))
     for m in (m for m in found if m.kind == "cudnn_loaded"):
         major = m.value.split(".")[0]

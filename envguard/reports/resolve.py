@@ -166,6 +166,9 @@ class Resolved:
 #: ``Snapshot.environment`` key of the PyTorch indexes pip commands used as their only index, when pip then found no
 #: torch: "cu124 cu121|report line 11: ...|<pip's line> (report line 14: ...)" (rules.installs.OnlyIndexPythonRule).
 ONLY_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
+#: ``Snapshot.environment`` key of the cuDNN a report says is required when no framework build carries it:
+#: "8.1|report line 4: text (cuDNN required)" (rules.loaded.RequiredCudnnRule).
+CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
 #: ``Snapshot.environment`` key of a 32-bit interpreter in a report about PyTorch: "(32-bit runtime)|report line 9"
 #: (rules.installs.Python32BitRule).
 PYTHON_32BIT_KEY = "PYTHON_32BIT"
@@ -282,6 +285,12 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     image = get("image_cuda")
     if image:
         environment["CUDA_VERSION"] = image.value
+    # NOTE: only the sentence's requirement: a framework's own message carries its own judgement (Paddle's "compiled
+    # with CUDNN 7.6, but ... 7.4" is a warning: it goes on running)
+    required = next((m for m in r.mentions if m.kind == "cudnn_compiled" and m.how == extract.CUDNN_REQUIRED_HOW), None)
+    if required is not None and cudnn_m and not any(f.name == "tensorflow" and f.cudnn for f in frameworks):
+        # NOTE: "cuDNN 8.1 is required but only 8.0.5 is loaded" with no framework build to carry the 8.1
+        environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
     bits = get(extract_python.PYTHON_32BIT)
     if bits is not None and system in (None, "win32"):
         environment[PYTHON_32BIT_KEY] = f"{bits.value}|{bits.source}"

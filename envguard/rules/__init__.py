@@ -13,7 +13,7 @@ from envguard.rules.builds import CompanionRule, CpuOnlyRule, FreeThreadedRule, 
 from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.conda_forge_arch import CondaForgeArchRule
 from envguard.rules.corroborate import merge_corroborated
-from envguard.rules.cpu_report import ReportedCpuBuildRule
+from envguard.rules.cpu_report import DualTensorflowRule, ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
 from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
@@ -72,6 +72,7 @@ ALL_RULES: tuple[Rule, ...] = (
     TfToolkitArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
+    DualTensorflowRule(),
     JetsonBuildRule(),
     PlatformRule(),
     PythonRule(),
@@ -83,6 +84,8 @@ ALL_RULES: tuple[Rule, ...] = (
     OnErrorLines("envguard.rules.installs:OnlyIndexPythonRule", "only-index-python",
                  "the torch releases of the PyTorch index pip was limited to support the interpreter",
                  key="PIP_ONLY_TORCH_INDEX"),
+    OnErrorLines("envguard.rules.loaded:RequiredCudnnRule", "cudnn-required",
+                 "the cuDNN that loads meets the version the report says is required", key="CUDNN_REQUIRED"),
     OnErrorLines("envguard.rules.installs:Python32BitRule", "python-32bit",
                  "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key="PYTHON_32BIT"),
     CompanionRule(),

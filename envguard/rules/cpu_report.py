@@ -1,10 +1,13 @@
 """cpu-only-build for what only a pasted report shows: a CPU build where the report lists no GPU but names an NVIDIA
-driver, asks for a CUDA build, or shows a GPU working elsewhere on the machine; and builds a report names only
-as "the CPU version of torch" (version not given)."""
+driver, asks for a CUDA build, or shows a GPU working elsewhere on the machine; builds a report names only as "the
+CPU version of torch" (version not given); and (any environment) TensorFlow's CPU package before 2.1 installed
+beside tensorflow-gpu."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+
+from packaging.version import InvalidVersion, Version
 
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
@@ -67,3 +70,41 @@ class ReportedCpuBuildRule:
             value, _, where = build.gpu_intent.partition(" (")
             return ev("meant for a GPU", value, where.removesuffix(")") or "report")
         return None
+
+
+#: Before 2.1 the "tensorflow" package is the CPU build and "tensorflow-gpu" the GPU one ("For releases 1.15 and
+#: older, CPU and GPU packages are separate", TensorFlow's install guide as quoted in tensorflow#48640); both install
+#: the same tensorflow module, so the one installed last is what imports (keras-team/keras#6997), and uninstalling the
+#: CPU package is the fix reporters confirm (tensorflow#22472, autorope/donkeycar#346).
+_TF_SPLIT_SOURCE = ("https://github.com/tensorflow/tensorflow/issues/48640 ; https://github.com/keras-team/keras/issues/"
+                    "6997 ; https://github.com/tensorflow/tensorflow/issues/22472 ; https://github.com/autorope/"
+                    "donkeycar/pull/346")
+
+
+class DualTensorflowRule:
+    """The CPU tensorflow package (< 2.1) installed beside tensorflow-gpu: one module, two builds."""
+
+    id = "tf-cpu-and-gpu-packages"
+    summary = "tensorflow (the CPU package before 2.1) is not installed beside tensorflow-gpu"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield a cpu-only-build finding when both packages are listed."""
+        listed = snapshot.package_map()
+        cpu, gpu = listed.get("tensorflow"), listed.get("tensorflow-gpu")
+        if cpu is None or gpu is None:
+            return
+        try:
+            split = Version(cpu.version).release < (2, 1)
+        except InvalidVersion:
+            return
+        if not split:
+            return
+        yield Finding(
+            "cpu-only-build", Severity.ERROR,
+            f"tensorflow {cpu.version} (before 2.1 the CPU-only package) is installed beside tensorflow-gpu "
+            f"{gpu.version}: both install the same tensorflow module, the one installed last is what imports, and "
+            f"with the CPU one the GPU is never used.",
+            (ev("tensorflow", cpu.version, "package list"), ev("tensorflow-gpu", gpu.version, "package list")),
+            f"pip uninstall -y tensorflow tensorflow-gpu && pip install tensorflow-gpu=={gpu.version}",
+            _TF_SPLIT_SOURCE, "tensorflow",
+        )
