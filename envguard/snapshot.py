@@ -215,6 +215,15 @@ class FrameworkBuild:
     index: str | None = None
 
 
+#: ``Snapshot.environment`` keys only the report reader writes (what a pasted report states that a probe never sees),
+#: each "value|source[|more]": the PyTorch cuXXX indexes pip commands used as their only index when pip then found no
+#: torch ("cu124 cu121|report line 11: ...|<pip's line>"), a 32-bit interpreter in a report about PyTorch, and the
+#: cuDNN a sentence says is required when no framework build carries it.
+ONLY_TORCH_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
+PYTHON_32BIT_KEY = "PYTHON_32BIT"
+CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     """Every fact about one environment; rules judge it, formatters render it."""

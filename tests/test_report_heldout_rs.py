@@ -275,13 +275,13 @@ def test_a_sentence_stating_the_required_and_the_loaded_cudnn() -> None:
     assert "cudnn-mismatch" not in _findings(text.replace("8.0.5", "8.2.1"))  # a newer minor satisfies it
 
 
-def test_paddles_own_cudnn_warning_stays_a_warning() -> None:
-    # PaddlePaddle/models#4145: Paddle runs on after this line; only a failed cuDNN call would settle it
+def test_paddles_older_cudnn_message_is_an_error() -> None:
+    # PaddlePaddle/models#4145: cuDNN's rule (same major, equal or newer minor) is broken, whatever Paddle goes on to do
     text = ("W1230 17:02:36.781242  9089 device_context.cc:244] device: 0, cuDNN Version: 7.4.\n"
             "W1230 17:02:36.781275  9089 device_context.cc:270] WARNING: device: 0. The installed Paddle is compiled "
             "with CUDNN 7.6, but CUDNN version in your machine is 7.4, which may cause serious incompatible bug. "
             "Please recompile or reinstall Paddle with compatible CUDNN version.\n")
-    assert _findings(text).get("cudnn-mismatch") is Severity.WARNING
+    assert _findings(text).get("cudnn-mismatch") is Severity.ERROR
 
 
 def test_rpm_nccl_rows_name_the_cuda_they_were_built_for() -> None:
@@ -298,3 +298,48 @@ def test_a_release_that_could_not_be_installed_is_judged_against_the_python() ->
             "Python version: 3.13.0 (main, Oct  7 2024, 05:02:14) [Clang 16.0.0 (clang-1600.0.26.3)] "
             "(64-bit runtime)\n")
     assert _findings(text).get("python-unsupported") is Severity.ERROR
+
+
+# ---- held-out sets ZC, Z (stop 22) --------------------------------------------------------------------------
+
+
+def test_uvs_using_cpython_line_is_the_interpreter() -> None:
+    # astral-sh/uv#10262
+    text = ("uv add torch\nUsing CPython 3.13.1\nCreating virtual environment at: .venv\nResolved 23 packages in 7ms\n"
+            "error: Distribution `torch==2.5.1 @ registry+https://<index>/simple` can't be installed because it "
+            "doesn't have a source distribution or wheel for the current platform\n")
+    python = _read(text).python
+    assert not isinstance(python, Unavailable) and python.version == "3.13.1"
+    assert _findings(text).get("python-unsupported") is Severity.ERROR  # torch 2.5 has no cp313 wheels
+
+
+def test_conda_cpu_selector_and_a_program_asking_for_gpus() -> None:
+    # Lightning-AI/pytorch-lightning#899
+    text = ("pytorch_lightning.utilities.debugging.MisconfigurationException: \n"
+            "            You requested GPUs: [0]\n            But your machine only has: []\n```\n```\n"
+            "# Name                    Version                   Build  Channel\n"
+            "_libgcc_mutex             0.1                        main  \n"
+            "_pytorch_select           0.1                       cpu_0  \n")
+    torch = _read(text).framework("torch")
+    assert torch is not None and torch.accelerator == "cpu"
+    assert _findings(text).get("cpu-only-build") is Severity.ERROR
+    # the selector alone says the build, not that a GPU was meant (constructed)
+    alone = text.split("```\n```\n", 1)[1] + "python 3.7\n"
+    assert "cpu-only-build" not in _findings(alone)
+
+
+# ---- held-out set ZB (stop 22) ------------------------------------------------------------------------------
+
+
+def test_paddle_with_cuda_answered_with_the_cuda() -> None:
+    # PaddlePaddle/Paddle#44140 (its form's answers) and the GPU it names
+    text = ("paddle version: 2.3.0\npaddle with cuda: 10.2\n\npython version: 3.7\n\nGPU: NVIDIA GeForce RTX 3050\n")
+    paddle = _read(text).framework("paddle")
+    assert paddle is not None and (paddle.accelerator, paddle.cuda) == ("cuda", "10.2")
+    assert _findings(text).get("arch-unsupported") is Severity.ERROR  # CUDA 10.2 has no sm_86
+
+
+def test_a_gpu_name_written_against_chinese_text() -> None:
+    # PaddlePaddle/Paddle#36440: the model number directly after a CJK character
+    gpus = _read("而我们的rtx3060显卡只支持cuda11以上。\npaddle1.8.5").gpu_list()
+    assert [g.name for g in gpus] == ["RTX 3060"]

@@ -200,9 +200,13 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
         for name, number in _JAX_PAIR.findall(value):
             yield Mention("package", number, line, tier, how, name.lower())
     elif kind == "paddle_with_cuda":
-        # paddle.utils.summary_env / Paddle's issue form: "Paddle With CUDA: True" (a GPU build) or "False".
+        # paddle.utils.summary_env / Paddle's issue form: "Paddle With CUDA: True" (a GPU build) or "False"; a
+        # hand-filled form may answer with the CUDA itself ("paddle with cuda: 10.2", PaddlePaddle/Paddle#44140)
         if value.lower() in ("true", "false"):
             yield Mention(kind, value.lower(), line, tier, how)
+        elif re.fullmatch(r"\d{1,2}\.\d", value):
+            yield Mention(kind, "true", line, tier, how)
+            yield Mention("paddle_cuda", value, line, tier, how)
     elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
         found = re.search(_VERSION if kind in ("torch_field", "tf") else _V, value)
         if found:

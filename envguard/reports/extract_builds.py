@@ -200,6 +200,7 @@ def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         n = offset + i + 1
         yield from _self_report(lines, i, n)
         yield from _conda_build(line, n)
+        yield from _selectors(line, n)
         yield from _requests(line, n)
         yield from _sentences(line, n, lines[i - 1] if i else "")
         yield from _machine(lines, i, n)
@@ -251,6 +252,23 @@ def _conda_build(line: str, n: int) -> Iterator[Mention]:
                       framework)
     elif _BUILD_CPU.search(build):
         yield Mention(CONDA_VARIANT, "cpu", n, TOOL, f"conda build string {build}", framework)
+
+
+#: The defaults channel's variant selector in a conda listing: "_pytorch_select  0.1  cpu_0" pins the CPU pytorch
+#: (Lightning-AI/pytorch-lightning#899's environment).
+_PYTORCH_SELECT = re.compile(r"^\s{0,4}_pytorch_select\s{1,40}\d[\w.]{0,10}\s{1,40}(cpu|gpu)_\d{1,3}\b")
+#: A program asking for GPUs the machine did not give it: PyTorch Lightning's "You requested GPUs: [0]" (its
+#: MisconfigurationException, followed by "But your machine only has: []").
+_GPUS_REQUESTED = re.compile(r"\bYou requested GPUs: \[\d")
+
+
+def _selectors(line: str, n: int) -> Iterator[Mention]:
+    select = _PYTORCH_SELECT.match(line)
+    if select and select.group(1) == "cpu":
+        yield Mention(CPU_CLAIM, line.strip()[:80], n, TOOL, "conda list: _pytorch_select (the CPU variant)", "torch")
+    if _GPUS_REQUESTED.search(line):
+        yield Mention(CUDA_REQUEST, "GPUs requested by the program (PyTorch Lightning: 'You requested GPUs')", n,
+                      MESSAGE, "PyTorch Lightning", "")
 
 
 def _requests(line: str, n: int) -> Iterator[Mention]:

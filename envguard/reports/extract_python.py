@@ -65,6 +65,11 @@ def _python(minor: str, free: str) -> str:
     return f"3.{int(minor)}{free}" if minor.isdigit() else ""
 
 
+#: uv naming the interpreter it resolves for: "Using CPython 3.13.1" (astral-sh/uv#10262's log),
+#: "Using CPython 3.12.3 interpreter at: /usr/bin/python3".
+_UV_USING = re.compile(r"^\s{0,4}Using (?:CPython|Python) (3\.\d{1,2}\.\d{1,3})(?:t|\+freethreaded)?(?:\s|$)")
+
+
 def interpreter(lines: list[str], offset: int) -> Iterator[Mention]:
     """The Python a report runs, from commands, paths, conda environment files and free-threading markers."""
     for i, line in enumerate(lines):
@@ -84,6 +89,9 @@ def interpreter(lines: list[str], offset: int) -> Iterator[Mention]:
         conda = _CONDA_ENV_FILE.match(line)
         if conda:
             yield Mention("python", conda.group(1), n, FIELD, "conda environment file")
+        uv = _UV_USING.match(line)
+        if uv:
+            yield Mention("python", uv.group(1), n, TOOL, "uv: Using CPython")
         banner = _FREE_BANNER.match(line)
         if banner:
             yield Mention("python", banner.group(1), n, TOOL, "Python banner (free-threading build)")

@@ -17,7 +17,10 @@ from envguard.probes.target import cuda_from_local, frameworks_from
 from envguard.reports import companions, extract, extract_builds, extract_jetson, extract_python, variants
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
+    CUDNN_REQUIRED_KEY,
     NOT_REPORTED,
+    ONLY_TORCH_INDEX_KEY,
+    PYTHON_32BIT_KEY,
     REPORT_ORIGIN,
     ComponentVersion,
     CudaToolkit,
@@ -163,15 +166,6 @@ class Resolved:
         return out
 
 
-#: ``Snapshot.environment`` key of the PyTorch indexes pip commands used as their only index, when pip then found no
-#: torch: "cu124 cu121|report line 11: ...|<pip's line> (report line 14: ...)" (rules.installs.OnlyIndexPythonRule).
-ONLY_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
-#: ``Snapshot.environment`` key of the cuDNN a report says is required when no framework build carries it:
-#: "8.1|report line 4: text (cuDNN required)" (rules.loaded.RequiredCudnnRule).
-CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
-#: ``Snapshot.environment`` key of a 32-bit interpreter in a report about PyTorch: "(32-bit runtime)|report line 9"
-#: (rules.installs.Python32BitRule).
-PYTHON_32BIT_KEY = "PYTHON_32BIT"
 #: Mentions of a Linux container image's tag (extract._images).
 _LINUX_IMAGE_KINDS = ("tf_gpu_image", "image_cuda", "image_cudnn_major", "ngc")
 
@@ -297,7 +291,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     only = [m for m in r.mentions if m.kind == extract.ONLY_INDEX]
     failed = get(extract.NO_TORCH)
     if only and failed:
-        environment[ONLY_INDEX_KEY] = (f"{' '.join(dict.fromkeys(m.value for m in only))}|{only[0].source}|"
+        environment[ONLY_TORCH_INDEX_KEY] = (f"{' '.join(dict.fromkeys(m.value for m in only))}|{only[0].source}|"
                                        f"{failed.value} ({failed.source})")
     snapshot = Snapshot(
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,

@@ -30,7 +30,7 @@ from envguard.rules.loaded import LoadedLibraryRule
 from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
 from envguard.rules.tf_arch import TfToolkitArchRule
-from envguard.snapshot import Snapshot
+from envguard.snapshot import CUDNN_REQUIRED_KEY, ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
 
@@ -83,11 +83,11 @@ ALL_RULES: tuple[Rule, ...] = (
                  "a pinned framework release supports the interpreter pip offered releases for"),
     OnErrorLines("envguard.rules.installs:OnlyIndexPythonRule", "only-index-python",
                  "the torch releases of the PyTorch index pip was limited to support the interpreter",
-                 key="PIP_ONLY_TORCH_INDEX"),
+                 key=ONLY_TORCH_INDEX_KEY),
     OnErrorLines("envguard.rules.loaded:RequiredCudnnRule", "cudnn-required",
-                 "the cuDNN that loads meets the version the report says is required", key="CUDNN_REQUIRED"),
+                 "the cuDNN that loads meets the version the report says is required", key=CUDNN_REQUIRED_KEY),
     OnErrorLines("envguard.rules.installs:Python32BitRule", "python-32bit",
-                 "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key="PYTHON_32BIT"),
+                 "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key=PYTHON_32BIT_KEY),
     CompanionRule(),
     WheelPinRule(),
     JaxPluginRule(),

@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import ev, system_of
-from envguard.snapshot import PythonInfo, Snapshot
+from envguard.snapshot import ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, PythonInfo, Snapshot
 
 _REJECTED = re.compile(r"([\w.+!-]{1,200}\.whl) is not a supported wheel on this platform")
 _NOT_OFFERED = re.compile(r"Could not find a version that satisfies the requirement ([A-Za-z][\w.-]{0,60})"
@@ -216,8 +216,6 @@ def _implied_pythons(offered: list[str], releases: Sequence[_Release]) -> list[s
             and not any(p in r.python for r in (*below, *gaps))]
 
 
-#: Snapshot.environment key the report reader writes the only-index variants to (reports.resolve.ONLY_INDEX_KEY).
-ONLY_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
 
 
 class OnlyIndexPythonRule:
@@ -228,7 +226,7 @@ class OnlyIndexPythonRule:
 
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """Yield a python-unsupported finding when no release of any of those indexes supports the Python."""
-        said = snapshot.environment.get(ONLY_INDEX_KEY)
+        said = snapshot.environment.get(ONLY_TORCH_INDEX_KEY)
         python = snapshot.python
         if said is None or not isinstance(python, PythonInfo):
             return
@@ -257,8 +255,6 @@ class OnlyIndexPythonRule:
         )
 
 
-#: Snapshot.environment key of a 32-bit interpreter in a report about PyTorch (reports.resolve.PYTHON_32BIT_KEY).
-PYTHON_32BIT_KEY = "PYTHON_32BIT"
 #: PyTorch's Windows wheels are win_amd64 only: "Please use a 64-bit Python installation instead" (maintainer on
 #: pytorch#41005); "Either you are using a 32-bit of Python or ..." (pytorch#39939).
 _WIN64_ONLY = "https://github.com/pytorch/pytorch/issues/41005 ; https://github.com/pytorch/pytorch/issues/39939"

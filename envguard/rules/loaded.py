@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import CUDNN_CALL_FAILED, build_evidence, cuda_builds, ev, interpreter_source, version
-from envguard.snapshot import SharedLibrary, Snapshot, Unavailable, normalize_name
+from envguard.snapshot import CUDNN_REQUIRED_KEY, SharedLibrary, Snapshot, Unavailable, normalize_name
 
 __all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
 
@@ -236,8 +236,6 @@ def _nccl_graph_capture(snapshot: Snapshot, matrices: Matrices) -> Iterator[Find
     )
 
 
-#: Snapshot.environment key of the cuDNN a report says is required (reports.resolve.CUDNN_REQUIRED_KEY).
-CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
 #: cuDNN's rule, as frameworks print it: "CuDNN library needs to have matching major version and equal or higher
 #: minor version" (TensorFlow's cuda_dnn.cc, the tail of "Loaded runtime CuDNN library: X but source was compiled
 #: with: Y").
