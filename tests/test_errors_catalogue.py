@@ -136,6 +136,9 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # graphdeco-inria/gaussian-splatting#206 (a GTX 1080, 6.1)
+    ("                        Sorry, need at least compute capability 7.0+!",
+     {"app-gpu-below-minimum-capability": {"min_cc": "7.0"}}),
     # pytorch/pytorch#118263 (the whole description)
     ("NVML_SUCCESS == DriverAPI::get()->nvmlInit_v2_() INTERNAL ASSERT FAILED at \"../c10/cuda/CUDACachingAllocator.cpp"
      "\":1123, please report a bug to PyTorch.", {"torch-allocator-nvml-init-failed": {}}),

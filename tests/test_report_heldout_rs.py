@@ -343,3 +343,44 @@ def test_a_gpu_name_written_against_chinese_text() -> None:
     # PaddlePaddle/Paddle#36440: the model number directly after a CJK character
     gpus = _read("而我们的rtx3060显卡只支持cuda11以上。\npaddle1.8.5").gpu_list()
     assert [g.name for g in gpus] == ["RTX 3060"]
+
+
+# ---- held-out sets AA, AB, AC (stop 22) ---------------------------------------------------------------------
+
+
+def test_an_applications_own_capability_floor() -> None:
+    # iperov/DeepFaceLab#264 (its title, then the body)
+    text = ("No CUDA device found with minimum required compute capability 3.5\n"
+            "My graphic card is dual GeForce 780M with a compute capability 3.0.\n")
+    gpus = _read(text).gpu_list()
+    assert [g.compute_capability for g in gpus] == ["3.0"]
+    assert _findings(text).get("arch-unsupported") is Severity.ERROR
+
+
+def test_nvccs_v_number_is_no_gpu_and_an_installed_toolkit_is_gpu_intent() -> None:
+    # pytorch/pytorch#49325: nvcc's banner ("V10.2.89" is no GPU), then collect_env's CPU build
+    text = ("nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 10.2, V10.2.89\n\n"
+            "PyTorch version: 1.7.1+cpu\nIs debug build: False\nCUDA used to build PyTorch: Could not collect\n")
+    assert _read(text).gpu_list() == ()
+    assert _findings(text).get("cpu-only-build") is Severity.ERROR
+
+
+def test_torchtext_built_for_another_torch() -> None:
+    # pytorch/text#2272
+    line = ("OSError: /usr/local/lib/python3.10/dist-packages/torchtext/lib/libtorchtext.so: undefined symbol: "
+            "_ZN5torch3jit17parseSchemaOrNameERKSs")
+    assert _findings(line).get("companion-mismatch") is Severity.ERROR
+
+
+def test_a_pinned_companion_pip_did_not_offer_for_this_python() -> None:
+    # JuergenFleiss/atrain_core#30
+    text = ("ERROR: Could not find a version that satisfies the requirement torchaudio==2.2.0 (from atrain-core) "
+            "(from versions: 2.6.0)\nERROR: No matching distribution found for torchaudio==2.2.0\n"
+            "I have python 3.13.1 on my system and running the command with python 3.12 solves this problem.\n")
+    assert _findings(text).get("python-unsupported") is Severity.ERROR
+
+
+def test_cudnns_could_not_locate_line_quoted_in_a_sentence() -> None:
+    # PaddlePaddle/Paddle#52865: the loader's line inside the reporter's sentence
+    text = "执行paddle.utils.run_check()时，结果显示Could not locate cudnn_ops_infer64_8.dll.\nPaddle v2.4.2(CUDA 11.6)"
+    assert _findings(text).get("cuda-libs-missing") is Severity.ERROR

@@ -248,7 +248,7 @@ _CONDA_PLAN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,40}[\w.-]{1,60
 
 #: conda's "The following packages will be downloaded" table: "pytorch-1.12.1 | py3.8_cpu_0  133.8 MB  pytorch"
 #: (pytorch/pytorch#92273's plan).
-_CONDA_DOWNLOAD = re.compile(r"^([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+!]{0,40})\s{1,30}\|\s{1,30}(\S{1,80})\s{1,30}"
+_CONDA_DOWNLOAD = re.compile(r"^([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+!]{0,40})\s{1,30}\|\s{0,30}(\S{1,80})\s{1,30}"
                              r"\d[\d.]{0,8}\s{0,2}[KMG]B\b")
 
 
@@ -611,20 +611,23 @@ _P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 #: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"
 #: (tensorflow/tensorflow issue form, 2025), or as NVIDIA's CUDA GPUs table row: "GeForce GT 740M | 3.0"
-#: (pytorch/pytorch#14681).
+#: (pytorch/pytorch#14681), or after it: "dual GeForce 780M with a compute capability 3.0" (iperov/DeepFaceLab#264).
 STATED_CC = re.compile(r"\s{0,2}(?:series\s{1,2})?(?:gpus?\s{0,2})?(?:\(\s{0,2}(?:with\s{1,2})?(?:compute\s{1,2}capability|cc)"
-                        r"\s{0,2}[:=]?\s{0,2}(\d{1,2}\.\d)\s{0,2}\)|\|\s{0,2}(\d{1,2}\.\d)\s*$)", re.IGNORECASE)
+                        r"\s{0,2}[:=]?\s{0,2}(\d{1,2}\.\d)\s{0,2}\)|\|\s{0,2}(\d{1,2}\.\d)\s*$"
+                        r"|,?\s{1,2}with\s{1,2}(?:a\s{1,2})?compute\s{1,2}capability(?:\s{1,2}of)?\s{1,2}(\d{1,2}\.\d)\b)",
+                        re.IGNORECASE)
 
 
 def stated_cc(found: re.Match[str] | None) -> str:
     """A GPU mention's key for the capability STATED_CC found beside its name ("|12.0"), "" when none."""
-    return f"|{found.group(1) or found.group(2)}" if found else ""
+    return f"|{found.group(1) or found.group(2) or found.group(3)}" if found else ""
 
 
 _P_GPU = re.compile(
-    r"(?<![#/._-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
+    r"(?<![#/._\\-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
-    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?(?:[- ]\d{2,3}\s{0,1}GB)?"
+    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
+    r"(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
     r"|(?i:tesla|nvidia)\s{1,2}(?i:[AHBLTVKP]\d{1,3})(?![\w.])"
     r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2})?(?i:orin|xavier)(?:\s{1,2}(?i:nano|nx))?"

@@ -71,7 +71,9 @@ def _comparable(value: str) -> str:
 
 
 def _norm_gpu(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower().replace("nvidia", "").replace("geforce", ""))
+    # NOTE: "GeForce RTX 3050 Laptop GPU" (nvidia-smi) and "GeForce RTX 3050" (the same report's prose) are one GPU
+    return re.sub(r"[^a-z0-9]", "", re.sub(r"\blaptop(?: gpu)?\b", "", name.lower()).replace("nvidia", "")
+                  .replace("geforce", ""))
 
 
 def _same_gpu(a: str, b: str) -> bool:

@@ -154,6 +154,10 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
     elif (libs := _cuda_wheels(mentions)) is not None:
         build = replace(build, gpu_intent=f"NVIDIA's CUDA library wheels installed beside it, {libs.key} "
                                           f"{libs.value} ({libs.source})")
+    elif (nvcc := next((m for m in mentions if m.how == "nvcc --version"), None)) is not None:
+        # NOTE: a CUDA toolkit someone installed (nvcc's own output, not a sentence) is for GPU work
+        # (pytorch/pytorch#49325: nvcc 10.2 beside torch 1.7.1+cpu on Windows)
+        build = replace(build, gpu_intent=f"the CUDA toolkit installed, nvcc {nvcc.value} ({nvcc.source})")
     return build
 
 

@@ -29,12 +29,15 @@ from envguard.snapshot import ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, PythonInfo
 
 _REJECTED = re.compile(r"([\w.+!-]{1,200}\.whl) is not a supported wheel on this platform")
 _NOT_OFFERED = re.compile(r"Could not find a version that satisfies the requirement ([A-Za-z][\w.-]{0,60})"
-                          r"(?:\[[^\]]{0,200}\])?={2,3}([^\s(]{1,60}) \(from versions: ([^)]{1,3000})\)")
+                          r"(?:\[[^\]]{0,200}\])?={2,3}([^\s(]{1,60})(?: \(from (?!versions)[^()]{1,200}\))? "
+                          r"\(from versions: ([^)]{1,3000})\)")
 #: Python minors a release range is tested against (3.5 .. 3.15).
 _MINORS = tuple(f"3.{m}" for m in range(5, 16))
 _TABLE = {"torch": "torch", "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow", "tensorflow-cpu": "tensorflow",
           "tensorflow-intel": "tensorflow", "paddlepaddle": "paddle", "paddlepaddle-gpu": "paddle"}
 # NOTE: jax.toml rows hold from one release until the next (not per series), so jax is not judged here.
+#: torch's companions: a pinned torchvision/torchaudio release is judged by the torch release it pairs with.
+_COMPANIONS = ("torchvision", "torchaudio")
 
 
 class _Release(Protocol):
@@ -147,15 +150,21 @@ class OfferedVersionsRule:
             if not found:
                 continue
             dist = found.group(1).lower().replace("_", "-")
-            table = _TABLE.get(dist)
+            table = _TABLE.get(dist) or ("torch" if dist in _COMPANIONS else None)
             want = found.group(2).split("+", 1)[0]
             if table is None:
                 continue
             installed = next((b for b in snapshot.frameworks if b.name == table), None)
-            if installed is not None and _series(installed.version) == _series(want):
+            if dist not in _COMPANIONS and installed is not None and _series(installed.version) == _series(want):
                 continue  # the pinned release is the environment's framework: PythonRule judges it
             releases = _releases(table, matrices)
-            pinned = next((r for r in releases if _series(r.version) == _series(want)), None)
+            pinned: _Release | None
+            if dist in _COMPANIONS:
+                # torchvision/torchaudio X are built for one torch release (torch.toml): its Python range is theirs
+                pinned = next((r for r in matrices.torch.releases if _series(getattr(r, dist) or "") == _series(want)),
+                              None)
+            else:
+                pinned = next((r for r in releases if _series(r.version) == _series(want)), None)
             if pinned is None:
                 continue
             offered = [v.strip() for v in found.group(3).split(",") if v.strip()]
