@@ -9,8 +9,8 @@ import pytest
 from envguard.findings import Severity
 from envguard.knowledge import load_matrices
 from envguard.reports import parse_environments
-from envguard.rules import run_rules
 from envguard.snapshot import Snapshot, Unavailable
+from tests.reports import worst_severity
 
 MATRICES = load_matrices()
 
@@ -20,12 +20,7 @@ def _read(text: str) -> Snapshot:
 
 
 def _findings(text: str) -> dict[str, Severity]:
-    env = parse_environments(text, "report", MATRICES)[0]
-    out: dict[str, Severity] = {}
-    for f in run_rules(env.snapshot, MATRICES, notes=env.notes).findings:
-        if out.get(f.code) is not Severity.ERROR:
-            out[f.code] = f.severity
-    return out
+    return worst_severity(text, MATRICES)
 
 
 # tensorflow/tensorflow#99592 (new issue form): the GPU named as a series with its capability stated beside it, and

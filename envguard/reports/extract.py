@@ -70,7 +70,7 @@ def _field(raw: str, table: dict[str, str]) -> str | None:
 #: Ultralytics' environment table (``yolo checks``, ultralytics.utils.checks.collect_system_info): a key, two or more
 #: spaces, the value ("Python              3.11.2", "CUDA                None", "torch               ✅ 2.5.1>=1.8.0").
 _ALIGNED = re.compile(r"^`?(OS|Python|CUDA|torch|torchvision|GPU)\s{2,40}(?:✅\s{0,2}|❌\s{0,2})?(\S.{0,200}?)\s*$")
-_ALIGNED_KINDS = {"OS": "os", "Python": "python", "torch": "torch_field", "GPU": "gpu_text"}
+_ALIGNED_KINDS = {"OS": "os", "Python": "python", "GPU": "gpu_text"}
 
 
 def _aligned(lines: list[str], offset: int) -> Iterator[Mention]:
@@ -252,6 +252,16 @@ _CONDA_DOWNLOAD = re.compile(r"^([A-Za-z0-9][\w.-]{0,60}?)-(\d[\w.+!]{0,40})\s{1
                              r"\d[\d.]{0,8}\s{0,2}[KMG]B\b")
 
 
+def _pytorch_build_string(build: str, n: int, cpu: bool) -> Iterator[Mention]:
+    """What a conda pytorch build string says of the build: its CUDA ("py3.8_cuda11.3_cudnn8.2.0_0"), or the CPU
+    build (``cpu``: how the caller's table shape marks one)."""
+    cuda = _CONDA_CUDA.search(build)
+    if cuda:
+        yield Mention("torch_cuda", f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, "conda build string")
+    elif cpu:
+        yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
+
+
 def packages(lines: list[str], offset: int) -> Iterator[Mention]:
     """pip freeze / pip list / uv pip list / pip show / conda list / collect_env "[pip3]" and "[conda]" lines."""
     for i, line in enumerate(lines):
@@ -277,11 +287,7 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
             name, build = normalize_name(match.group(1)), match.group(3)
             yield Mention("package", match.group(2), n, TOOL, "conda transaction (download table)", name)
             if name == "pytorch":
-                cuda = _CONDA_CUDA.search(build)
-                if cuda:
-                    yield Mention("torch_cuda", f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, "conda build string")
-                elif _CONDA_CPU_BUILD.search(build.lower()):
-                    yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
+                yield from _pytorch_build_string(build, n, _CONDA_CPU_BUILD.search(build.lower()) is not None)
             continue
         match = _CONDA_ROW.match(text)
         if match and match.group(1) == "python" and _CONDA_PYTHON.match(match.group(2)) and "==" not in text:
@@ -292,11 +298,7 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
             name, build = normalize_name(match.group(1)), match.group(3)
             yield Mention("package", match.group(2), n, TOOL, "package list", name)
             if name == "pytorch":
-                cuda = _CONDA_CUDA.search(build)
-                if cuda:
-                    yield Mention("torch_cuda", f"{cuda.group(1)}.{cuda.group(2)}", n, TOOL, "conda build string")
-                elif "cpu" in build.lower():
-                    yield Mention("torch_cuda_none", build, n, TOOL, "conda build string")
+                yield from _pytorch_build_string(build, n, "cpu" in build.lower())
             continue
         match = _PIP_LIST.match(text) if "(you have " not in text else None  # xformers' "built for" detail line
         if match and _INTERESTING.match(normalize_name(match.group(1))):

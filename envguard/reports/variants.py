@@ -168,8 +168,7 @@ _CUDA_WHEEL = re.compile(r"nvidia-(?:cudnn|cublas|cuda-runtime)-cu\d{2}")
 
 
 def _cuda_wheels(mentions: Iterable[Mention]) -> Mention | None:
-    found = [m for m in mentions if m.kind == "package" and _CUDA_WHEEL.fullmatch(m.key or "")]
-    return min(found, key=lambda m: (-m.tier, m.line)) if found else None
+    return _best((m for m in mentions if _CUDA_WHEEL.fullmatch(m.key or "")), "package")
 
 
 def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Matrices | None) -> str | None:

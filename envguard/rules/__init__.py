@@ -84,7 +84,7 @@ ALL_RULES: tuple[Rule, ...] = (
     OnErrorLines("envguard.rules.installs:OnlyIndexPythonRule", "only-index-python",
                  "the torch releases of the PyTorch index pip was limited to support the interpreter",
                  key=ONLY_TORCH_INDEX_KEY),
-    OnErrorLines("envguard.rules.loaded:RequiredCudnnRule", "cudnn-required",
+    OnErrorLines("envguard.rules.libraries:RequiredCudnnRule", "cudnn-required",
                  "the cuDNN that loads meets the version the report says is required", key=CUDNN_REQUIRED_KEY),
     OnErrorLines("envguard.rules.installs:Python32BitRule", "python-32bit",
                  "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key=PYTHON_32BIT_KEY),

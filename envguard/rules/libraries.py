@@ -21,7 +21,15 @@ from envguard.rules.base import (
     torch_variant,
     version,
 )
-from envguard.snapshot import CudaToolkit, FrameworkBuild, SharedLibrary, Snapshot, normalize_name
+from envguard.snapshot import (
+    CUDNN_REQUIRED_KEY,
+    CudaToolkit,
+    FrameworkBuild,
+    SharedLibrary,
+    Snapshot,
+    Unavailable,
+    normalize_name,
+)
 
 #: NVIDIA wheels named without a -cuNN suffix from CUDA 13 on (their version's major is the CUDA major).
 UNSUFFIXED_CUDA_WHEELS = frozenset({
@@ -366,3 +374,35 @@ def _found_evidence(snapshot: Snapshot, family: str, found: list[str]) -> Eviden
     if found or not toolkits:
         return ev(f"lib{family} in the report", ", ".join(found) or "none listed", "report")
     return ev("CUDA toolkit the report names", toolkits[0].version, toolkits[0].source)
+
+
+#: cuDNN's rule, as frameworks print it: "CuDNN library needs to have matching major version and equal or higher
+#: minor version" (TensorFlow's cuda_dnn.cc, the tail of "Loaded runtime CuDNN library: X but source was compiled
+#: with: Y").
+_CUDNN_RULE = "https://github.com/tensorflow/tensorflow/blob/v2.8.0/tensorflow/stream_executor/cuda/cuda_dnn.cc"
+
+
+class RequiredCudnnRule:
+    """A stated cuDNN requirement ("8.1 is required but only 8.0.5 is loaded") against the cuDNN the report shows."""
+
+    id = "cudnn-required"
+    summary = "the cuDNN that loads meets the version the report says is required"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cudnn-mismatch when the loaded cuDNN's major differs or its minor is older."""
+        said = snapshot.environment.get(CUDNN_REQUIRED_KEY)
+        if said is None or isinstance(snapshot.cudnn, Unavailable) or not snapshot.cudnn:
+            return
+        need_text, _, where = said.partition("|")
+        if _same_or_newer_minor(snapshot.cudnn[0].version, need_text):
+            return
+        yield Finding(
+            "cudnn-mismatch", Severity.ERROR,
+            f"cuDNN {need_text} is required but the cuDNN that loads is {snapshot.cudnn[0].version}: cuDNN needs the "
+            f"same major and an equal or newer minor.",
+            (ev("cuDNN required", need_text, where), ev("cuDNN loaded", snapshot.cudnn[0].version,
+                                                        snapshot.cudnn[0].source)),
+            f"install cuDNN >= {need_text} (same major) on the loader path, or a framework build made with "
+            f"{snapshot.cudnn[0].version}",
+            _CUDNN_RULE, None,
+        )

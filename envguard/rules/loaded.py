@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import CUDNN_CALL_FAILED, build_evidence, cuda_builds, ev, interpreter_source, version
-from envguard.snapshot import CUDNN_REQUIRED_KEY, SharedLibrary, Snapshot, Unavailable, normalize_name
+from envguard.snapshot import SharedLibrary, Snapshot, normalize_name
 
 __all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
 
@@ -235,35 +235,3 @@ def _nccl_graph_capture(snapshot: Snapshot, matrices: Matrices) -> Iterator[Find
         "https://github.com/vllm-project/vllm/issues/3069", "nccl",
     )
 
-
-#: cuDNN's rule, as frameworks print it: "CuDNN library needs to have matching major version and equal or higher
-#: minor version" (TensorFlow's cuda_dnn.cc, the tail of "Loaded runtime CuDNN library: X but source was compiled
-#: with: Y").
-_CUDNN_RULE = "https://github.com/tensorflow/tensorflow/blob/v2.8.0/tensorflow/stream_executor/cuda/cuda_dnn.cc"
-
-
-class RequiredCudnnRule:
-    """A stated cuDNN requirement ("8.1 is required but only 8.0.5 is loaded") against the cuDNN the report shows."""
-
-    id = "cudnn-required"
-    summary = "the cuDNN that loads meets the version the report says is required"
-
-    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
-        """Yield cudnn-mismatch when the loaded cuDNN's major differs or its minor is older."""
-        said = snapshot.environment.get(CUDNN_REQUIRED_KEY)
-        if said is None or isinstance(snapshot.cudnn, Unavailable) or not snapshot.cudnn:
-            return
-        need_text, _, where = said.partition("|")
-        need, have = version(need_text), version(snapshot.cudnn[0].version)
-        if need is None or have is None or (have.major == need.major and have.minor >= need.minor):
-            return
-        yield Finding(
-            "cudnn-mismatch", Severity.ERROR,
-            f"cuDNN {need_text} is required but the cuDNN that loads is {snapshot.cudnn[0].version}: cuDNN needs the "
-            f"same major and an equal or newer minor.",
-            (ev("cuDNN required", need_text, where), ev("cuDNN loaded", snapshot.cudnn[0].version,
-                                                        snapshot.cudnn[0].source)),
-            f"install cuDNN >= {need_text} (same major) on the loader path, or a framework build made with "
-            f"{snapshot.cudnn[0].version}",
-            _CUDNN_RULE, None,
-        )

@@ -39,6 +39,7 @@ class TfToolkitArchRule:
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """Yield an arch-unsupported warning per GPU newer than the build's toolkit."""
         gpus = snapshot.gpu_list()
+        failed = next((x for x in snapshot.observed_errors if JIT_FAILED.search(x)), None)
         for build in snapshot.frameworks:
             # NOTE: a report's TensorFlow named without its build info: the wheel's tested CUDA (tensorflow.toml)
             built_with = build.cuda or tf_wheel_cuda(build, snapshot, matrices)
@@ -55,7 +56,6 @@ class TfToolkitArchRule:
                 if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
                     continue
                 label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
-                failed = next((x for x in snapshot.observed_errors if JIT_FAILED.search(x)), None)
                 yield Finding(
                     "arch-unsupported", Severity.WARNING if failed is None else Severity.ERROR,
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {built_with} "
