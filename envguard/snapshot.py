@@ -218,10 +218,14 @@ class FrameworkBuild:
 #: ``Snapshot.environment`` keys only the report reader writes (what a pasted report states that a probe never sees),
 #: each "value|source[|more]": the PyTorch cuXXX indexes pip commands used as their only index when pip then found no
 #: torch ("cu124 cu121|report line 11: ...|<pip's line>"), a 32-bit interpreter in a report about PyTorch, and the
-#: cuDNN a sentence says is required when no framework build carries it.
+#: cuDNN a sentence says is required when no framework build carries it, and the L4T release of a Jetson container
+#: image the report runs (an L4T image runs on a Jetson only: "36.4|report line 5: image whisper:r36.4...").
 ONLY_TORCH_INDEX_KEY = "PIP_ONLY_TORCH_INDEX"
 PYTHON_32BIT_KEY = "PYTHON_32BIT"
 CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
+L4T_IMAGE_KEY = "L4T_IMAGE"
+#: An L4T image the report starts with ``docker run`` but without the NVIDIA runtime ("32.4.2|report line 1: ...").
+L4T_NO_RUNTIME_KEY = "L4T_RUN_WITHOUT_NVIDIA_RUNTIME"
 
 
 @dataclass(frozen=True, slots=True)

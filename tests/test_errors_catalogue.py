@@ -136,6 +136,41 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # NVIDIA/nvidia-docker#584 (nvidia-docker 1.0's own line) and Syllo/nvtop#95 (its title)
+    ("nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch",
+     {"nvml-driver-library-mismatch": {}}),
+    ("Impossible to initialize nvidia nvml : Driver/library version mismatch", {"nvml-driver-library-mismatch": {}}),
+    # google-deepmind/alphafold#863 (an RTX 4090)
+    ("I1119 14:49:41.358434 140491874862912 run_docker.py:258] 2023-11-19 05:49:41.357955: E external/org_tensorflow/"
+     "tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:628] failed to get PTX kernel "
+     "\"shift_right_logical\" from module: CUDA_ERROR_NOT_FOUND: named symbol not found",
+     {"xla-ptx-kernel-not-found": {}}),
+    # tensorflow/tensorflow#111958 (an RTX 5060 Ti)
+    ("LLVM ERROR: PTX version 8.5 does not support target 'sm_120' (or 'sm_120a'). Minimum required PTX version is 8.7",
+     {"llvm-ptx-version-below-target": {"sm": "sm_120"}}),
+    # tensorflow/tensorflow#16479
+    ("I installed 1.5.0, and tying to import tensorflow, but it said that 'cannot find cudart64_90.dll'. ",
+     {"windows-cuda-dll-not-found": {"lib": "cudart64_90.dll"}}),
+    # pytorch/pytorch#10617 (pip's log) and pypa/pip#9142 (a sentence)
+    ("    RuntimeError: PyTorch does not currently provide packages for PyPI (see status at https://github.com/pytorch/"
+     "pytorch/issues/566).", {"torch-placeholder-sdist": {}}),
+    ("as it tries to install torch-0.1.2", {"torch-placeholder-sdist": {}}),
+    ("Collecting torch\n", {}),  # constructed: the line before it names no placeholder
+    # microsoft/onnxruntime#21769 (Windows, conda) and dme-compunet/YoloSharp#74 (a sentence)
+    ("2024-08-16 15:41:33.7983729 [E:onnxruntime:Default, provider_bridge_ort.cc:1992 onnxruntime::TryGetProviderInfo_"
+     "CUDA] D:\\a\\_work\\1\\s\\onnxruntime\\core\\session\\provider_bridge_ort.cc:1637 "
+     "onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : FAIL : LoadLibrary failed with error 126 \"\" "
+     "when trying to load \"C:\\Users\\sunny\\anaconda3\\envs\\pytorch\\lib\\site-packages\\onnxruntime\\capi\\"
+     "onnxruntime_providers_cuda.dll\"",
+     {"ort-cuda-provider-not-loaded": {}}),
+    ("I am encountering a `LoadLibrary failed with error 126` when trying to use `onnxruntime_providers_cuda.dll`.",
+     {"ort-cuda-provider-not-loaded": {}}),
+    ("2024-08-16 15:41:33.8037106 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::Create"
+     "ExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the "
+     "latest MSVC runtime.", {"ort-cuda-provider-requirements": {}}),
+    # dmlc/dgl#5427
+    ("`dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
+     "Device API cuda is not enabled. Please install the cuda version of dgl.`", {"dgl-cpu-build": {}}),
     # graphdeco-inria/gaussian-splatting#206 (a GTX 1080, 6.1)
     ("                        Sorry, need at least compute capability 7.0+!",
      {"app-gpu-below-minimum-capability": {"min_cc": "7.0"}}),

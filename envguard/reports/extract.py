@@ -408,6 +408,9 @@ _NOT_INSTALLABLE = re.compile(r"Could not find a version that satisfies the requ
                               r"([A-Za-z][A-Za-z0-9._-]{0,60})\s{0,2}(?:==\s{0,2}(\d[\w.+!-]{0,40}))?")
 _ENV_LINE = re.compile(r"^\s{0,8}(?:export\s{1,4}|ENV\s{1,4}|-\s{0,4}|\"?)?([A-Z][A-Z0-9_]{2,40})\s{0,2}[=:]\s{0,2}\"?"
                        r"(\d[\w.+-]{0,40})\"?\s*$")
+#: A cell of a box-drawn KEY VALUE table: jetson-containers' build banner prints "│ L4T_VERSION   35.6.2  │
+#: JETPACK_VERSION  5.1.5 │" (dusty-nv/jetson-containers issues).
+_ENV_CELL = re.compile(r"^\s{0,4}([A-Z][A-Z0-9_]{2,40})\s{1,12}(\d[\w.+-]{0,40})\s{0,40}$")
 _ENV_KINDS = {
     "CUDA_VERSION": "image_cuda", "NV_CUDA_LIB_VERSION": "image_cuda", "CUDA_DRIVER_VERSION": "driver",
     "PYTHON_VERSION": "python", "CUDNN_VERSION": "cudnn", "NV_CUDNN_VERSION": "cudnn", "NCCL_VERSION": "nccl",
@@ -526,10 +529,12 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("python", f"3.{tag[3:]}", n, MESSAGE, "wheel file name")
             yield Mention("wheel_platform", wheel.group(4).lower(), n, MESSAGE, "wheel file name")
         env = _ENV_LINE.match(line)
-        if env and env.group(1) in _ENV_KINDS:
-            kind = _ENV_KINDS[env.group(1)]
-            yield Mention(kind if kind not in ("torch", "tf") else "package", env.group(2), n, FIELD, env.group(1),
-                          {"torch": "torch", "tf": "tensorflow"}.get(kind, ""))
+        cells = [env] if env else [_ENV_CELL.match(cell) for cell in line.split("\u2502")] if "\u2502" in line else []
+        for cell in cells:
+            if cell and cell.group(1) in _ENV_KINDS:
+                kind = _ENV_KINDS[cell.group(1)]
+                yield Mention(kind if kind not in ("torch", "tf") else "package", cell.group(2), n, FIELD,
+                              cell.group(1), {"torch": "torch", "tf": "tensorflow"}.get(kind, ""))
         yield from _images(line, n)
         jetson = _JETSON.search(line)
         if jetson:
@@ -582,7 +587,7 @@ def _named(names: str, number: str) -> re.Pattern[str]:
 _P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
 _P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
 _P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|to\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
-_P_PADDLE = _named(r"paddle(?:paddle)?(?:-gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
+_P_PADDLE = _named(r"paddle(?:paddle)?(?:[-_]?gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
 _P_CUDA = _named(r"cuda(?:\s{0,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
@@ -599,6 +604,12 @@ _P_CUDNN_NEEDED = re.compile(r"\bcudnn\s{0,2}(?:version\s{1,2})?v?(\d{1,2}\.\d{1
                              r"(?:required|needed),?\s{1,2}but\s{1,2}(?:only\s{1,2})?(?:version\s{1,2})?v?"
                              r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{1,2}(?:is|was)\s{1,2}(?:loaded|installed|found)",
                              re.IGNORECASE)
+#: The same said in Chinese: "cuda9需要7.3的cudnn" + a full-width comma + "我本机上是7.1" ("CUDA 9 needs cuDNN 7.3, my
+#: machine has 7.1", PaddlePaddle/Paddle#21752): the requirement, then what the machine has.
+_P_CUDNN_NEEDED_ZH = re.compile(r"需要\s{0,2}(?:cudnn\s{0,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{0,2}(?:版本)?\s{0,2}"
+                                r"(?:的\s{0,2})?(?:cudnn)?[，,;；]\s{0,4}(?:但是?|而|可是)?\s{0,2}(?:我的?)?\s{0,2}"
+                                r"(?:本机|机器|电脑|本地|环境)上?\s{0,2}(?:的\s{0,2})?(?:cudnn\s{0,2})?(?:版本\s{0,2})?"
+                                r"(?:是|为|:)\s{0,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)", re.IGNORECASE)
 #: "i have upgraded to python 3.13 ..., but can not install pytorch 2.4.1" (pytorch/pytorch#137853).
 _P_CANNOT_INSTALL = re.compile(r"\b(?:can\s?not|can't|unable to|fail(?:ed|s)? to|couldn't|could not)\s{1,2}(?:pip\s{1,2})?"
                                r"install\s{1,2}(?:py)?torch\s{0,2}(?:==|v)?\s{0,2}(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
@@ -653,6 +664,10 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
         if field and (_field(field.group(1), _COLLECT_ENV) or _field(field.group(1), _FIELDS)):
             continue  # a field line is read as a field, not as a sentence
         n = offset + i + 1
+        needed_zh = _P_CUDNN_NEEDED_ZH.search(line) if "需要" in line else None
+        if needed_zh and "cudnn" in needed_zh.group(0).lower():
+            yield Mention("cudnn", needed_zh.group(2), n, PROSE, "text (cuDNN on the machine)")
+            yield Mention("cudnn_compiled", needed_zh.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
         for sentence in sentences(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:
                 window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]

@@ -37,6 +37,9 @@ _CONTAINER_WORD = re.compile(r"\b(?:containers?|images?|docker|tags?)\b", re.IGN
 #: Jetson container tags: nvcr.io/nvidia/l4t-ml:r34.1.0-py3, l4t-pytorch:r35.2.1-pth2.0-py3, dustynv/ros:humble-r36.2.0.
 _L4T_IMAGE = re.compile(r"\b((?:nvcr\.io/nvidia/)?l4t-[a-z0-9-]{1,30}|dustynv/[\w.-]{1,60}):[\w.-]{0,40}?"
                         r"(?<![\w.])r?(3[2-9]\.\d(?:\.\d)?)(?!\w|\.\w)")
+#: jetson-containers' own build tags: whisper:r36.4.tegra-aarch64-cu126-22.04-pytorch_2.9 (dusty-nv/jetson-containers
+#: names each image NAME:r<L4T>.tegra-aarch64-cu<CUDA>-<Ubuntu>).
+_JC_TAG = re.compile(r"\b([\w.-]{1,60}):r(3[2-9]\.\d(?:\.\d)?)\.tegra-aarch64\b")
 #: A driver package installed by the system's package manager: the branch is in its name ("apt-get install
 #: nvidia-390", "apt install nvidia-driver-535", "nvidia-driver-470-server", "dnf install nvidia-driver-550").
 _PKG_INSTALL = re.compile(r"\b(?:apt(?:-get)?|aptitude|dnf|yum|zypper)\s{1,4}(?:-[\w-]{1,20}\s{1,4}){0,4}install\b"
@@ -148,6 +151,9 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
         for image in _L4T_IMAGE.finditer(line):
             tagged.add(image.start(2))
             yield Mention("l4t_image", image.group(2), n, MESSAGE, f"image {image.group(0)}")
+        for image in _JC_TAG.finditer(line):
+            tagged.add(image.start(2) - 1)
+            yield Mention("l4t_image", image.group(2), n, MESSAGE, f"image {image.group(0)}")
         if not jetson:
             continue
         for bare in _BARE_L4T.finditer(line):
@@ -161,7 +167,35 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention("l4t", value, n, PROSE, "text (L4T release)")
 
 
-EXTRACTORS = (driver_prose, driver_packages, smi_header, jetson_releases)
+#: A ``docker run`` command (``docker container run``); ``nvidia-docker run`` always has the NVIDIA runtime.
+_DOCKER_RUN = re.compile(r"(?<![\w-])docker\s{1,4}(?:container\s{1,4})?run\b")
+#: The options that give a container the GPU: --gpus, --runtime nvidia, a CDI / /dev/nvidia device.
+_GPU_OPTION = re.compile(r"--gpus\b|--runtime(?:\s{1,4}|=)['\"]?nvidia\b"
+                         r"|--device(?:\s{1,4}|=)['\"]?(?:nvidia\.com/gpu|/dev/nvidia)")
+#: Mention kind: an L4T image started by a ``docker run`` without any of them (value: the image's L4T release).
+L4T_RUN_NO_RUNTIME = "l4t_run_no_runtime"
+
+
+def docker_runs(lines: list[str], offset: int) -> Iterator[Mention]:
+    """A Jetson (L4T) image started by ``docker run`` without the NVIDIA runtime: the command joined across its
+    backslash continuations (at most 12 lines)."""
+    for i, line in enumerate(lines):
+        if "docker" not in line or len(line) > 2000:
+            continue
+        run = _DOCKER_RUN.search(line)
+        if run is None:
+            continue
+        command, j = line[run.end():], i
+        while command.rstrip().endswith("\\") and j + 1 < len(lines) and j - i < 12:
+            j += 1
+            command = command.rstrip()[:-1] + " " + lines[j]
+        image = _L4T_IMAGE.search(command)
+        if image is not None and not _GPU_OPTION.search(command[:image.start()]):
+            yield Mention(L4T_RUN_NO_RUNTIME, image.group(2), offset + i + 1, MESSAGE,
+                          f"docker run {image.group(0)} without --runtime nvidia")
+
+
+EXTRACTORS = (driver_prose, driver_packages, smi_header, jetson_releases, docker_runs)
 
 
 def derive(mentions: list[Mention], matrices: Matrices) -> list[Mention]:

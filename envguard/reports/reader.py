@@ -95,7 +95,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
     mentions = libraries.without_claimed(mentions)
     mentions = extract_python.refine(lines, mentions)
     mentions = extract_driver.derive(mentions, mats)
-    parts = split_environments(len(lines), mentions)
+    parts = split_environments(len(lines), mentions, lines)
     out = []
     for env in parts:
         own = [m for m in mentions if env.holds(m.line)]

@@ -14,10 +14,20 @@ from dataclasses import dataclass, field, replace
 from envguard._version import __version__
 from envguard.knowledge import Matrices
 from envguard.probes.target import cuda_from_local, frameworks_from
-from envguard.reports import companions, extract, extract_builds, extract_jetson, extract_python, variants
+from envguard.reports import (
+    companions,
+    extract,
+    extract_builds,
+    extract_driver,
+    extract_jetson,
+    extract_python,
+    variants,
+)
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     CUDNN_REQUIRED_KEY,
+    L4T_IMAGE_KEY,
+    L4T_NO_RUNTIME_KEY,
     NOT_REPORTED,
     ONLY_TORCH_INDEX_KEY,
     PYTHON_32BIT_KEY,
@@ -287,6 +297,12 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     if required is not None and cudnn_m and not any(f.name == "tensorflow" and f.cudnn for f in frameworks):
         # NOTE: "cuDNN 8.1 is required but only 8.0.5 is loaded" with no framework build to carry the 8.1
         environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
+    l4t_image = get("l4t_image")
+    if l4t_image is not None:
+        environment[L4T_IMAGE_KEY] = f"{l4t_image.value}|{l4t_image.source}"
+    no_runtime = get(extract_driver.L4T_RUN_NO_RUNTIME)
+    if no_runtime is not None:
+        environment[L4T_NO_RUNTIME_KEY] = f"{no_runtime.value}|{no_runtime.source}"
     bits = get(extract_python.PYTHON_32BIT)
     if bits is not None and system in (None, "win32"):
         environment[PYTHON_32BIT_KEY] = f"{bits.value}|{bits.source}"

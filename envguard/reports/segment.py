@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from envguard.reports.mentions import MESSAGE, Mention
@@ -56,10 +58,16 @@ _KEY_PACKAGES = ("torch", "pytorch", "tensorflow", "tensorflow-gpu", "tensorflow
                  "paddlepaddle")
 
 
-def split_environments(count: int, mentions: list[Mention]) -> list[Environment]:
+#: A line that only separates parts of a post: "------", "=====", "*****", "___".
+_SEPARATOR = re.compile(r"^\s{0,4}(?:-{3,}|={3,}|\*{3,}|_{3,})\s*$")
+
+
+def split_environments(count: int, mentions: list[Mention], lines: Sequence[str] = ()) -> list[Environment]:
     """Environments of a report of ``count`` lines, told apart by the framework versions its tool output, fields
     and banners state. Lines before the first such statement belong to the first environment; parts that state
-    the same version again belong to the same environment."""
+    the same version again belong to the same environment. A part begins at the separator line ("-----") between
+    the previous part's last statement and its own first one, when there is one: the words that introduce the
+    second environment ("I have another container built from ...") come before its output."""
     keys: list[tuple[int, str]] = []
     # NOTE: a conda listing states torch's build on the package's own line ("pytorch 1.11.0 py3.8_cpu_0"): two
     # listings of one version with different builds are two environments too.
@@ -82,9 +90,15 @@ def split_environments(count: int, mentions: list[Mention]) -> list[Environment]
     if chosen is None:
         return [Environment(0, ((0, count),))]
     starts: list[tuple[int, str]] = []
+    last = 0
     for line, key in chosen:
         if not starts or _same(starts[-1][1], key) is False:
-            starts.append((line - 1, key))
+            start = line - 1
+            if starts:
+                start = next((i for i in range(start - 1, last - 1, -1) if i < len(lines)
+                              and _SEPARATOR.match(lines[i])), start)
+            starts.append((start, key))
+        last = line
     values: list[str] = []
     for _line, key in starts:
         if not any(_same(v, key) for v in values):

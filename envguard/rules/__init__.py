@@ -18,7 +18,7 @@ from envguard.rules.driver import DriverRule
 from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
 from envguard.rules.jax_arch import JaxArchRule
-from envguard.rules.jetson import JetsonBuildRule
+from envguard.rules.jetson import JetsonBuildRule, L4tWithoutRuntimeRule
 from envguard.rules.libraries import (
     LoaderPathRule,
     MixedWheelsRule,
@@ -29,7 +29,7 @@ from envguard.rules.libraries import (
 from envguard.rules.loaded import LoadedLibraryRule
 from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
-from envguard.rules.tf_arch import TfToolkitArchRule
+from envguard.rules.tf_arch import ReportedToolkitArchRule, TfToolkitArchRule
 from envguard.snapshot import CUDNN_REQUIRED_KEY, ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, Snapshot
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
@@ -70,10 +70,12 @@ ALL_RULES: tuple[Rule, ...] = (
     SiteBuildArchRule(),
     JaxArchRule(),
     TfToolkitArchRule(),
+    ReportedToolkitArchRule(),
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
     DualTensorflowRule(),
     JetsonBuildRule(),
+    L4tWithoutRuntimeRule(),
     PlatformRule(),
     PythonRule(),
     FreeThreadedRule(),

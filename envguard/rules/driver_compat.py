@@ -103,11 +103,15 @@ class ReportedCudaMajorRule:
         if not snapshot.from_report or not isinstance(driver, DriverInfo) or any(cuda_builds(snapshot)):
             return
         have = version(driver.cuda_driver_version)
-        if have is None or have.major < 11 or image_build(snapshot) is not None:
+        if have is None or have.major < 11:
             return
+        image = image_build(snapshot)
+        # NOTE: the driver rule judges an image's CUDA; a toolkit of a newer major than the image's (nvcc 12.1 in
+        # an image tagged cuda-11.6) is another fact, judged here.
+        image_cuda = version(image.cuda) if image is not None else None
         for toolkit in snapshot.toolkit_list():
             need = version(toolkit.version)
-            if need is None or need.major <= have.major:
+            if need is None or need.major <= have.major or (image_cuda is not None and need.major <= image_cuda.major):
                 continue
             family = next((f for f in matrices.cuda_driver.families if f.major == need.major), None)
             floor = f" (driver >= {family.linux_min_driver} on Linux)" if family is not None else ""

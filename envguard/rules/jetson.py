@@ -26,7 +26,7 @@ from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.knowledge._base import JetsonBuilds
 from envguard.rules.base import build_evidence, ev, gpu_cc
-from envguard.snapshot import FrameworkBuild, RuntimeReport, Snapshot
+from envguard.snapshot import L4T_IMAGE_KEY, L4T_NO_RUNTIME_KEY, FrameworkBuild, RuntimeReport, Snapshot
 
 #: TensorFlow's linux_aarch64 wheels on the default index are CPU builds; GPU TensorFlow for Jetson is NVIDIA's
 #: build from its Jetson index ("ARM builds can't be installed with `pip install tensorflow`. Nvidia has built a wheel
@@ -64,6 +64,15 @@ class JetsonBuildRule:
         if board is None or (board.jetpack is not None and _major(board.jetpack) >= 7):
             return
         for build in snapshot.frameworks:
+            if build.name in ("torch", "tensorflow") and build.accelerator == "cpu" and not snapshot.gpu_list() \
+                    and build.version != "?":
+                # NOTE: the cpu-only rule judges a CPU build against the GPUs a report names; a Jetson known only
+                # by its release or image names none, and its integrated GPU is there all the same.
+                yield Finding("cpu-only-build", Severity.ERROR,
+                              f"{build.name} {build.version} is a CPU-only build on this Jetson "
+                              f"({board.evidence.value}), so it cannot use the Jetson's integrated GPU.",
+                              (build_evidence(build), board.evidence), _FIX[build.name], None, build.name)
+                continue
             if build.name not in ("torch", "tensorflow") or build.index == "nvidia-jetson" \
                     or build.accelerator in ("cpu", "rocm"):
                 continue  # a CPU build: the cpu-only rule says it
@@ -114,6 +123,12 @@ def _board(snapshot: Snapshot, matrices: Matrices) -> _Board | None:
             return _Board(ev("Jetson", f"{gpu.name}, compute capability {cc} (integrated)", source), cc, jetpack)
     if distro.startswith("NVIDIA "):
         return _Board(ev("Jetson", distro, snapshot.host.source), None, jetpack)
+    image = snapshot.environment.get(L4T_IMAGE_KEY)
+    if image and snapshot.from_report:
+        release, _, source = image.partition("|")
+        row = matrices.cuda_images.l4t(release)
+        return _Board(ev("Jetson", f"an L4T r{release} container image", source or "report"), None,
+                      str(row.jetpack) if row is not None else None)
     return None
 
 
@@ -159,3 +174,38 @@ def _newer_than_nvidia(build: FrameworkBuild, board: _Board, nvidia: JetsonBuild
     board_text = f"JetPack {board.jetpack}" if board.jetpack else f"a compute capability {board.cc} board"
     return (f"NVIDIA built {build.name} for JetPack {nvidia.jetpack} up to {nvidia.newest} ({board_text}), so "
             f"{version} is another build, and {index_text}", f"{nvidia.prov.source} ; {index_source}")
+
+
+#: On JetPack 4 (L4T r32) the l4t images carry no CUDA, cuDNN or TensorRT of their own: the NVIDIA container runtime
+#: mounts them from the host (dusty-nv/jetson-containers#3, the maintainer: an r32.4.2 l4t-pytorch container run
+#: without --runtime nvidia has no libcudnn; "NVIDIA's runtime mounts many files (few GB) from the host OS into the
+#: container", idavis/jetson-containers; later images carry CUDA inside, forums.developer.nvidia.com/t/268191).
+L4T_MOUNTS_SOURCE = ("https://github.com/dusty-nv/jetson-containers/issues/3 ; https://github.com/idavis/jetson-"
+                     "containers ; https://forums.developer.nvidia.com/t/what-does-the-cdi-config-via-nvidia-ctk-and-"
+                     "why-does-it-mount-so-libs-in-the-container/268191")
+
+
+class L4tWithoutRuntimeRule:
+    """A JetPack 4 (L4T r32) container started without the NVIDIA runtime has no CUDA libraries."""
+
+    id = "l4t-runtime"
+    summary = "JetPack 4 l4t containers run with the NVIDIA runtime, which mounts CUDA/cuDNN/TensorRT from the host"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """One cuda-libs-missing finding for an r32 image the report starts without --runtime nvidia."""
+        said = snapshot.environment.get(L4T_NO_RUNTIME_KEY)
+        if not said or not snapshot.from_report:
+            return
+        release, _, source = said.partition("|")
+        if _major(release) != 32:
+            return
+        yield Finding(
+            "cuda-libs-missing", Severity.ERROR,
+            f"The L4T r{release} container (JetPack 4) is started without the NVIDIA container runtime: JetPack 4's "
+            "l4t images carry no CUDA, cuDNN or TensorRT of their own, the NVIDIA runtime mounts them from the "
+            "Jetson host, so without it they are missing in the container.",
+            (ev("container", f"L4T r{release} image, no --runtime nvidia", source or "report"),),
+            "docker run --runtime nvidia ... (for docker build and docker compose set \"default-runtime\": "
+            "\"nvidia\" in /etc/docker/daemon.json and restart docker)",
+            L4T_MOUNTS_SOURCE, "container",
+        )

@@ -72,3 +72,41 @@ class TfToolkitArchRule:
                     f"install a TensorFlow build made with CUDA {first} or newer for compute capability {cc}",
                     row.prov.source, build.name,
                 )
+
+
+class ReportedToolkitArchRule:
+    """A report that names only a CUDA toolkit (no framework build's CUDA) older than its GPU's first toolkit.
+
+    "My CUDA version is 10.2, it does not support the RTX 3060" (yatengLG/ISAT_with_segment_anything#12): code built
+    with that toolkit has no SASS for the GPU (CUDA 10.2 compiles up to sm_75, 11.1 adds sm_86) and its libraries
+    predate it; whether PTX of an older capability JIT-compiles is decided on the machine, so a warning.
+    """
+
+    id = "reported-toolkit-arch"
+    summary = "a CUDA toolkit a report names knows each GPU's architecture"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """One arch-unsupported warning per GPU newer than the report's newest toolkit."""
+        if not snapshot.from_report or any(b.accelerator == "cuda" for b in snapshot.frameworks):
+            return
+        toolkits = [(v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None]
+        if not toolkits:
+            return
+        have, toolkit = max(toolkits, key=lambda pair: pair[0])
+        for gpu in snapshot.gpu_list():
+            cc, cc_source = gpu_cc(gpu, matrices)
+            row = matrices.gpu_arch.arch(cc) if cc else None
+            first = row.first_cuda if row is not None else None
+            if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+                continue
+            yield Finding(
+                "arch-unsupported", Severity.WARNING,
+                f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than CUDA {toolkit.version}, the "
+                f"toolkit the report names (the first that compiles for {cc} is CUDA {first}): code built with it "
+                "has no kernels for this GPU beyond PTX of older capabilities the driver may JIT-compile, and its "
+                "cuDNN/cuBLAS predate the GPU.",
+                (gpu_evidence(gpu, cc, cc_source), ev("CUDA toolkit", toolkit.version, toolkit.source),
+                 ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda")),
+                f"use CUDA {first} or newer (and framework builds made with it) for compute capability {cc}",
+                row.prov.source, "CUDA toolkit",
+            )

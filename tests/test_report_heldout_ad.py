@@ -1,0 +1,161 @@
+"""What the held-out sets AD-AK (stop 23) showed the report reader lacked, each class on its real lines.
+
+Every line here is verbatim from the thread named above it unless marked constructed."""
+
+from __future__ import annotations
+
+import pytest
+
+from envguard.findings import Severity
+from envguard.knowledge import load_matrices
+from envguard.reports import parse_environments
+from envguard.snapshot import L4T_IMAGE_KEY, Snapshot, Unavailable
+from tests.reports import worst_severity
+
+MATRICES = load_matrices()
+
+
+def _read(text: str) -> Snapshot:
+    return parse_environments(text, "report", MATRICES)[0].snapshot
+
+
+def _findings(text: str) -> dict[str, Severity]:
+    return worst_severity(text, MATRICES)
+
+
+# dusty-nv/jetson-containers#1227: the build banner, a box-drawn KEY VALUE table.
+_JC_BANNER = (
+    "### Environment\n\n"
+    "┌───────────────────────┬────────────────────────┐\n"
+    "│ L4T_VERSION   35.6.2  │ JETPACK_VERSION  5.1.5 │\n"
+    "│ CUDA_VERSION  11.4    │ PYTHON_VERSION   3.8   │\n"
+    "│ SYSTEM_ARCH   aarch64 │ LSB_RELEASE      20.04 │\n"
+    "└───────────────────────┴────────────────────────┘\n")
+
+
+def test_a_box_drawn_key_value_table_gives_its_fields() -> None:
+    snap = _read(_JC_BANNER)
+    assert not isinstance(snap.python, Unavailable) and snap.python.version == "3.8"
+    assert [t.version for t in snap.toolkit_list()] == ["11.4"]
+    assert snap.host.distro == "NVIDIA JetPack 5.1.5"
+    assert _findings(_JC_BANNER) == {}  # a consistent JetPack 5 platform: the case is a negative
+
+
+def test_a_box_cell_needs_a_known_key_and_a_version() -> None:
+    # constructed: other tables drawn the same way state no environment key
+    with pytest.raises(Exception, match="no environment facts"):
+        _read("│ STATUS   12.1  │ NAME  x │\n│ BUILD_ID  3.8 │\n")
+
+
+# dusty-nv/jetson-containers#1468 (a comment): the test of a jetson-containers image that got the CPU wheel.
+_JC_CPU = (
+    "│ > TESTING  whisper:r36.4.tegra-aarch64-cu126-22.04-pytorch_2.9 │\n\n"
+    "docker run -t --rm --network=host --privileged --shm-size=8g --runtime=nvidia \\\n"
+    "  whisper:r36.4.tegra-aarch64-cu126-22.04-pytorch_2.9 \\\n"
+    "    /bin/bash -c 'python3 /test/test.py\n\n"
+    "testing PyTorch...\nPyTorch version: 2.9.0+cpu\nCUDA available:  False\ncuDNN version:   None\n")
+
+
+def test_a_jetson_containers_tag_names_the_l4t_release() -> None:
+    snap = _read(_JC_CPU)
+    assert snap.environment[L4T_IMAGE_KEY].startswith("36.4|")
+    assert [t.version for t in snap.toolkit_list()] == ["12.6"]  # L4T r36.4 carries CUDA 12.6
+
+
+def test_a_cpu_torch_in_a_jetson_image_is_an_error_though_no_gpu_is_named() -> None:
+    assert _findings(_JC_CPU).get("cpu-only-build") is Severity.ERROR
+    # the same image with a CUDA torch (constructed): nothing to say
+    assert "cpu-only-build" not in _findings(_JC_CPU.replace("2.9.0+cpu", "2.9.0").replace(
+        "CUDA available:  False", "CUDA available:  True"))
+
+
+# dusty-nv/jetson-containers#3 (a comment): a JetPack 4 l4t image run without the NVIDIA runtime.
+_L4T_NO_RUNTIME = (
+    "Hi @dusty-nv I pulled the image by `docker pull nvcr.io/nvidia/l4t-pytorch:r32.4.2-pth1.5-py3` and the ran the "
+    "container by `sudo docker run -it --rm --network host nvcr.io/nvidia/l4t-pytorch:r32.4.2-pth1.5-py3` but there "
+    "is no libcudnn or cudnn header files in `/usr/include`. Are these missed in this image?\n")
+
+
+def test_a_jetpack4_l4t_container_without_the_nvidia_runtime_lacks_cuda() -> None:
+    assert _findings(_L4T_NO_RUNTIME).get("cuda-libs-missing") is Severity.ERROR
+
+
+@pytest.mark.parametrize("run", [
+    "sudo docker run -it --rm --runtime nvidia --network host nvcr.io/nvidia/l4t-pytorch:r32.4.2-pth1.5-py3",
+    "docker run --gpus all -it nvcr.io/nvidia/l4t-pytorch:r32.4.2-pth1.5-py3",
+    "docker run -it \\\n  --runtime=nvidia \\\n  nvcr.io/nvidia/l4t-pytorch:r32.4.2-pth1.5-py3 python3",
+    # JetPack 5's images carry CUDA themselves: no finding
+    "docker run -it --rm nvcr.io/nvidia/l4t-pytorch:r35.2.1-pth2.0-py3",
+])
+def test_with_the_runtime_or_on_jetpack5_there_is_no_such_finding(run: str) -> None:
+    # constructed from the line above
+    assert "cuda-libs-missing" not in _findings(f"I ran `{run}` and then imported torch.\n")
+
+
+# NVIDIA-ISAAC-ROS/isaac_ros_common#29: two environments, the second introduced in words after a separator line.
+_ISAAC = (
+    "cuda / gpu not available (agx orin) in docker container\n\n"
+    "For example: \nadmin@agx-orin:/workspaces/isaac_ros-dev$ python3\n"
+    "Python 3.8.10 (default, Mar 15 2022, 12:22:08) \n[GCC 9.4.0] on linux\n"
+    ">>> import torch\n>>> print(torch.__version__)\n1.12.0\n>>> torch.cuda.is_available()\nFalse\n"
+    "--------------------------------\n"
+    "I have another docker container that was previously built using nvcr.io/nvidia/l4t-pytorch:r34.1.0-pth1.12-py3, "
+    "and cuda and the gpu are available\n\n"
+    "Python 3.8.10 (default, Mar 15 2022, 12:22:08) \n[GCC 9.4.0] on linux\n"
+    ">>> import torch\n>>> print(torch.__version__)\n1.12.0a0+2c916ef.nv22.3\n>>> torch.cuda.is_available()\nTrue\n")
+
+
+def test_the_second_environment_begins_at_the_separator_before_the_words_introducing_it() -> None:
+    envs = parse_environments(_ISAAC, "report", MATRICES)
+    assert len(envs) == 2
+    first = envs[0].snapshot
+    # the l4t-pytorch image named after the separator is the second environment's, not the first one's
+    assert [b.index for b in first.frameworks if b.name == "torch"] != ["nvidia-jetson"]
+    assert "(torch 1.12.0; report lines 1-11)" in envs[0].label
+
+
+# PaddlePaddle/Paddle#21752: the build named as "paddleGPU", the cuDNN requirement said in Chinese.
+_PADDLE_ZH = ("在v100机器上安装paddleGPU版本1.5.0.post97,安装完成后，在测试中提醒cudnn版本错误，cuda9需要7.3的cudnn，"
+              "我本机上是7.1,按照教程将我这个环境下的cudnn 修改成了7.3（work账户下是有7.3的），在此测试仍然报错\n")
+
+
+def test_paddle_gpu_named_with_version_in_chinese() -> None:
+    builds = {b.name: b.version for b in _read(_PADDLE_ZH).frameworks}
+    assert builds.get("paddle") == "1.5.0.post97"
+
+
+def test_a_cudnn_requirement_said_in_chinese_is_judged() -> None:
+    assert _findings(_PADDLE_ZH).get("cudnn-mismatch") is Severity.ERROR
+    # constructed: the machine's cuDNN meets the requirement
+    assert "cudnn-mismatch" not in _findings(_PADDLE_ZH.replace("我本机上是7.1", "我本机上是7.4"))
+
+
+# Doubiiu/DynamiCrafter#86: xformers' detail line with "with CUDA None"; the torch installed is the one "you have".
+def test_xformers_you_have_with_cuda_none() -> None:
+    text = ("WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.3.0+cu121 with CUDA None (you have 2.0.0+cu117)\n"
+            "    Python  3.11.9 (you have 3.11.9)\n")
+    assert {b.name: b.version for b in _read(text).frameworks}.get("torch") == "2.0.0+cu117"
+
+
+# iot-salzburg/gpu-jupyter#106: an image tagged cuda-11.6 whose nvcc is 12.1, on a host driver of CUDA 11.6.
+_JUPYTER = (
+    "This image does not work\n"
+    "`docker run --gpus all -d -it -p 8848:8888 cschranz/gpu-jupyter:v1.5_cuda-11.6_ubuntu-20.04_python-only`\n\n"
+    "> ```\n>Failed to initialize NVML: Driver/library version mismatch\n> nvcc --version\n"
+    "> nvcc: NVIDIA (R) Cuda compiler driver\n> Copyright (c) 2005-2023 NVIDIA Corporation\n"
+    "> Built on Tue_Feb__7_19:32:13_PST_2023\n> Cuda compilation tools, release 12.1, V12.1.66\n"
+    "> Build cuda_12.1.r12.1/compiler.32415258_0\n> ```\n\n"
+    "This works\n`docker run --gpus all nvidia/cuda:11.6.2-cudnn8-runtime-ubuntu20.04 nvidia-smi` \n\n"
+    "This is the output from the VM, not the containers. \n> ```\n> Wed Mar 22 17:08:32 2023       \n"
+    "> +-----------------------------------------------------------------------------+\n"
+    "> | NVIDIA-SMI 510.108.03   Driver Version: 510.108.03   CUDA Version: 11.6     |\n")
+
+
+def test_a_toolkit_of_a_newer_major_than_the_image_and_the_driver_is_judged() -> None:
+    found = _findings(_JUPYTER)
+    assert found.get("driver-too-old") is Severity.ERROR
+    assert found.get("driver-library-mismatch") is Severity.ERROR
+    # constructed: the toolkit of the image's own major is the image rule's, and the image fits the driver
+    assert "driver-too-old" not in _findings(_JUPYTER.replace("release 12.1, V12.1.66", "release 11.6, V11.6.124")
+                                            .replace("cuda_12.1.r12.1", "cuda_11.6.r11.6"))
