@@ -168,6 +168,18 @@ LINES: list[tuple[str, Expected]] = [
     ("2024-08-16 15:41:33.8037106 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::Create"
      "ExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the "
      "latest MSVC runtime.", {"ort-cuda-provider-requirements": {}}),
+    # lllyasviel/FramePack#384 (its title)
+    ("RTX 6000 Unsupported CUDA architecture: sm75", {"sageattention-unsupported-arch": {}}),
+    # AnacondaRecipes/aggregate#82 (ldd of torch's _C module)
+    ("\tlibnccl.so.1 => not found", {"ldd-cuda-library-not-found": {"lib": "libnccl.so.1"}}),
+    ("\tlibgcc_s.so.1 => /lib/x86_64-linux-gnu/libgcc_s.so.1 (0x00007f547d69d000)", {}),
+    # bentoml/OpenLLM#1068 (uv)
+    ("  ╰─▶ Because vllm-flash-attn==2.5.9.post1 has no wheels with a matching Python ABI tag and you require "
+     "vllm-flash-attn==2.5.9.post1, we can conclude that your requirements are unsatisfiable.",
+     {"uv-no-wheels-for-python": {}}),
+    # RedisAI/redis-inference-optimization#260 (the log re-wrapped: the minimum on the next line)
+    ("\tIgnoring visible gpu device (device: 0, name: Tesla M60, pci bus id: 0000:00:1e.0, compute capability: 5.2) "
+     "with Cuda compute capability 5.2. ", {"tf-gpu-ignored-min-capability": {"gpu": "Tesla M60", "cc": "5.2"}}),
     # dmlc/dgl#5427
     ("`dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
      "Device API cuda is not enabled. Please install the cuda version of dgl.`", {"dgl-cpu-build": {}}),

@@ -159,3 +159,35 @@ def test_a_toolkit_of_a_newer_major_than_the_image_and_the_driver_is_judged() ->
     # constructed: the toolkit of the image's own major is the image rule's, and the image fits the driver
     assert "driver-too-old" not in _findings(_JUPYTER.replace("release 12.1, V12.1.66", "release 11.6, V11.6.124")
                                             .replace("cuda_12.1.r12.1", "cuda_11.6.r11.6"))
+
+
+# Comfy-Org/ComfyUI#9705: ComfyUI's system information, markdown bold with the colon inside ("**OS:** nt").
+_COMFY = (
+    "## System Information\n- **ComfyUI Version:** 0.3.56\n- **OS:** nt\n"
+    "- **Python Version:** 3.12.9 (main, Feb 12 2025, 14:52:31) [MSC v.1942 64 bit (AMD64)]\n"
+    "- **Embedded Python:** false\n- **PyTorch Version:** 2.8.0+cu129\n## Devices\n\n"
+    "- **Name:** cuda:0 NVIDIA GeForce GTX 1070 : cudaMallocAsync\n  - **Type:** cuda\n")
+
+
+def test_markdown_bold_fields_with_the_colon_inside() -> None:
+    snap = _read(_COMFY)
+    assert {b.name: b.version for b in snap.frameworks}.get("torch") == "2.8.0+cu129"
+    assert snap.host.system == "Windows"  # Python's os.name "nt"
+
+
+# PaddlePaddle/Paddle#44077: a hyphenated GPU name and "cuda使用10.2" (CUDA: I use 10.2), against Chinese text.
+def test_a_hyphenated_gpu_name_and_cuda_used_in_chinese() -> None:
+    snap = _read("显卡是 RTX-3060的 系统是win11 cuda使用10.2（只能下win10版本）。。。 "
+                 "paddle.utils.run_check()执行后一直无反应\n")
+    assert [g.name for g in snap.gpu_list()] == ["RTX 3060"]
+    assert [t.version for t in snap.toolkit_list()] == ["10.2"]
+
+
+@pytest.mark.parametrize(("gpu", "severity"), [
+    ("Yup Quadro RTX 5000 is Turing card, not Ampere and not currently supported.", Severity.ERROR),  # #762
+    ("GPU：Tesla V100S", Severity.ERROR),  # microsoft/MInference#51
+    ("GPU: NVIDIA RTX A6000", Severity.WARNING),  # constructed: an Ampere GPU, the message is another cause
+])
+def test_flash_attention_below_ampere_with_the_gpu_named(gpu: str, severity: Severity) -> None:
+    text = f"RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n\n{gpu}\n"
+    assert _findings(text).get("arch-unsupported") is severity

@@ -45,7 +45,7 @@ _FIELDS = {
 _FIELD_PREFIXES = (("tensorflow version", "tf"), ("python version", "python"), ("cuda/cudnn version", "cuda_cudnn"),
                    ("gpu model", "gpu_text"), ("os platform", "os"), ("nvidia driver", "driver"),
                    ("cuda version", "cuda_text"), ("cudnn version", "cudnn"), ("pytorch version", "torch_field"))
-_KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-]{0,60}?)\**\s{0,8}:\s{0,8}(.{0,400})$")
+_KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-]{0,60}?)\**\s{0,8}:\**\s{0,8}(.{0,400})$")
 #: A bullet whose key and value a dash separates: "* PyTorch Version -1.5", "* OS -Windows" (a PyTorch learning
 #: program's question template, tinkerhub/ComputerVision-with-PyTorch-Learning-Program#80).
 _DASH_LINE = re.compile(r"^\s{0,8}[-*]\s{1,4}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,8}-\s{0,8}(\S.{0,400})$")
@@ -578,9 +578,9 @@ _HEDGE_WINDOW = 32
 def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
-    "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", with a full-width colon or 为/是 (bounded, so linear); a list's
+    "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", "cuda使用10.2", with a full-width colon or 为/是/使用 (bounded, so linear); a list's
     "my python version - 3.9" (ultralytics/ultralytics#487)."""
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|[为是]\s{{0,2}}|-\s{{1,2}})?`?v?"
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
                       rf"({number})\b", re.IGNORECASE)
 
 
@@ -637,7 +637,7 @@ def stated_cc(found: re.Match[str] | None) -> str:
 
 
 _P_GPU = re.compile(
-    r"(?<![#/._\\-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)\s{0,2}(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
+    r"(?<![#/._\\-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)(?:\s{0,2}|-)(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
     r"(?:[- ]\d{2,3}\s{0,1}GB)?"

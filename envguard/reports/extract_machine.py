@@ -35,7 +35,7 @@ _BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8
                    rf"(?:(?:nvidia|geforce)\s{{1,2}}){{0,2}}({_MODEL}{_SUFFIX})(?:s\b|\b)(?!\s{{0,2}}(?:p\b|port|MHz|rpm|"
                    rf"dpi|hz|Hz|px|mAh|W\b))", re.IGNORECASE)
 #: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
-_NAMED = re.compile(r"(?<![A-Za-z0-9_])((?:geforce\s{1,2})?(?:rtx|gtx)\s{0,2}(?:pro\s{1,2})?a?\d{3,4}"
+_NAMED = re.compile(r"(?<![A-Za-z0-9_])((?:geforce\s{1,2})?(?:rtx|gtx)(?:\s{0,2}|-)(?:pro\s{1,2})?a?\d{3,4}"
                     r"(?:\s{0,2}(?:ti|super)\b|\s{1,2}ada(?:\s{1,2}generation)?\b)?"
                     r"|geforce\s{1,2}(?:mx\s{0,1}\d{3}|\d{3}mx?|gt\s{1,2}\d{3}m?)|mx\s{0,1}[1-5]\d0\b"
                     r"|quadro\s{1,2}(?:rtx\s{1,2})?[kmpt]?\d{3,4}|titan\s{1,2}(?:rtx|xp|x|v)\b)(?!\d)", re.IGNORECASE)
@@ -68,7 +68,7 @@ _DIST = re.compile(r"(?<!\S)([A-Za-z][A-Za-z0-9._]{0,60}(?:-[A-Za-z][A-Za-z0-9._
 def _gpu_name(found: str) -> str:
     """The name as written, with the model number set apart ("rtx3060" → "RTX 3060", "3080 ti" → "3080 Ti")."""
     text = re.sub(r"\s{1,2}", " ", found.strip())
-    text = re.sub(r"(?i)^(geforce )?(rtx|gtx)\s?(pro )?", lambda m: f"{m.group(1) or ''}{m.group(2).upper()} "
+    text = re.sub(r"(?i)^(geforce )?(rtx|gtx)[\s-]?(pro )?", lambda m: f"{m.group(1) or ''}{m.group(2).upper()} "
                   f"{(m.group(3) or '').upper()}", text)
     text = re.sub(r"(?i)(\d)\s?(ti|super)$", lambda m: f"{m.group(1)} " + ("Ti" if m.group(2).lower() == "ti" else
                   "SUPER"), text)

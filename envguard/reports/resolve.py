@@ -184,7 +184,9 @@ _LINUX_IMAGE_KINDS = ("tf_gpu_image", "image_cuda", "image_cudnn_major", "ngc")
 
 def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None:
     text = f"{os_text} {platform_text} {wheel_platform}".lower()
-    if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text):
+    # NOTE: "nt" alone is Python's os.name on Windows (ComfyUI's system information prints "OS: nt")
+    if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text) \
+            or os_text.strip().lower() == "nt":
         return "win32"
     if re.search(r"macos|mac os|darwin|os x|macosx", text):
         return "darwin"
