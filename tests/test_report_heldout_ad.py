@@ -191,3 +191,35 @@ def test_a_hyphenated_gpu_name_and_cuda_used_in_chinese() -> None:
 def test_flash_attention_below_ampere_with_the_gpu_named(gpu: str, severity: Severity) -> None:
     text = f"RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n\n{gpu}\n"
     assert _findings(text).get("arch-unsupported") is severity
+
+
+# dme-compunet/YoloSharp#74: ONNX Runtime 1.19.1 (built with cuDNN 9) beside cuDNN 8.9.7, its CUDA provider failing.
+_ORT = ("I am currently using ONNX Runtime with GPU support in a project based on the YoloV8.Gpu library. However, "
+        "I am encountering a `LoadLibrary failed with error 126` when trying to use `onnxruntime_providers_cuda.dll`. "
+        "I have CUDA 12.6 and cuDNN v8.9.7 installed. Could you please let me know which versions of CUDA and cuDNN "
+        "are recommended for compatibility with ONNX Runtime version 1.19.1 in this context?\n")
+
+
+def test_onnxruntime_built_with_another_cudnn_major() -> None:
+    assert _findings(_ORT).get("cudnn-mismatch") is Severity.ERROR
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # constructed from it: the same major (cuDNN 9) is fine
+    (_ORT.replace("cuDNN v8.9.7", "cuDNN v9.3.0"), None),
+    # constructed: onnxruntime-gpu named in a pip line, no failure shown: a warning
+    ("pip install onnxruntime-gpu==1.19.2\nI have cuDNN 8.9.7 installed.\n", Severity.WARNING),
+    # constructed: the plain CPU package without its CUDA provider failing is not judged
+    ("pip install onnxruntime==1.19.2\nI have cuDNN 8.9.7 installed.\n", None),
+    # constructed: a release the table does not hold (1.23+) is not judged
+    ("pip install onnxruntime-gpu==1.23.0\nI have cuDNN 8.9.7 installed.\n", None),
+])
+def test_onnxruntime_cudnn_judgement(text: str, expected: Severity | None) -> None:
+    assert _findings(text).get("cudnn-mismatch") is expected
+
+
+def test_onnxruntime_table_rows() -> None:
+    ort = MATRICES.onnxruntime
+    assert [(b.cuda_major, b.cudnn_major) for b in map(ort.gpu_build, ("1.19.0", "1.18.1", "1.14.1", "1.4.0"))
+            if b is not None] == [(12, 9), (11, 8), (11, 8), (10, 7)]
+    assert ort.gpu_build("1.23.0") is None and ort.gpu_build("1.18.0+cu118") is None

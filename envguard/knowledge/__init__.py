@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from envguard.knowledge.gpu_peaks import GpuPeaksMatrix
     from envguard.knowledge.jax import JaxMatrix
     from envguard.knowledge.nccl import NcclMatrix
+    from envguard.knowledge.onnxruntime import OnnxRuntimeMatrix
     from envguard.knowledge.paddle import PaddleMatrix
     from envguard.knowledge.tensorflow import TensorflowMatrix
     from envguard.knowledge.torch import TorchMatrix
@@ -110,6 +111,11 @@ class Matrices:
     def paddle(self) -> PaddleMatrix:
         """PaddlePaddle releases and GPU builds."""
         return self._get("paddle")  # type: ignore[no-any-return] # reason: one parser per name
+
+    @cached_property
+    def onnxruntime(self) -> OnnxRuntimeMatrix:
+        """ONNX Runtime's GPU package: CUDA and cuDNN majors per release."""
+        return self._get("onnxruntime")  # type: ignore[no-any-return] # reason: one parser per name
 
     def loaded(self) -> dict[str, str]:
         """name → description of each matrix consulted so far."""

@@ -40,7 +40,7 @@ logger = logging.getLogger("envguard.knowledge")
 MATRIX_SCHEMA: Final = 1
 MATRIX_NAMES: Final = (
     "cuda-driver", "gpu-arch", "torch", "tensorflow", "errors",
-    "jax", "cudnn", "nccl", "cuda-images", "gpu-peaks", "paddle",
+    "jax", "cudnn", "nccl", "cuda-images", "gpu-peaks", "paddle", "onnxruntime",
 )
 CONFIDENCE: Final = ("official", "transcribed", "derived")
 #: A row's source entries: documents by URL, or a distribution's own metadata (wheel METADATA /

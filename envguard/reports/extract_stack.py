@@ -28,7 +28,7 @@ _VERSION = (r"(\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,3}|\.dev\d{1,12}|rc\d
             r"(?:\+[\w.]{1,40})?)")
 #: Packages read here; "accelerate", "optimum" and "peft" are ordinary words too, so only their field and pip shapes.
 _NAMES = (r"vllm|transformers|xformers|flash[-_]attn|bitsandbytes|diffusers|deepspeed|sglang|lmdeploy|tensorrt[-_]llm|"
-          r"tensorrt|triton|onnxruntime(?:-gpu)?|ultralytics|mmcv(?:-full)?|detectron2|llama[-_]cpp[-_]python|"
+          r"tensorrt|triton|onnx\s?runtime(?:-gpu)?|ultralytics|mmcv(?:-full)?|detectron2|llama[-_]cpp[-_]python|"
           r"auto[-_]gptq|autoawq|horovod|huggingface[-_]hub|safetensors")
 _FIELD_ONLY = r"accelerate|optimum|peft|trl"
 #: "vLLM Version: 0.7.1" (collect_env), the "- `transformers` version: 4.40.0" fields of the HF env commands and
@@ -48,9 +48,11 @@ _PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.
 #: A sentence that negates, conditions or asks states no fact about the reporter's software.
 #: ("could" is not one: "I could run it successfully by moving back to ultralytics 8.0.40" states what ran,
 #: ultralytics/ultralytics#1367.)
+#: ("before" / "previously": "I used onnxruntime-gpu==1.18.1 before, ... after upgrading to ...==1.19.0",
+#: microsoft/onnxruntime#21769: the version used before is not the one the report is about.)
 _HEDGE = re.compile(r"\b(?:not|n't|never|without|if|would|should|instead of|rather than|supposed to|"
-                    r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than)\b",
-                    re.IGNORECASE)
+                    r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than|before|"
+                    r"previously)\b", re.IGNORECASE)
 _HEDGE_WINDOW = 32
 
 
@@ -81,5 +83,5 @@ def stack_packages(lines: list[str], offset: int) -> Iterator[Mention]:
 
 
 def _dist(name: str) -> str:
-    key = normalize_name(name)
+    key = normalize_name(name.replace(" ", ""))
     return {"flash-attention": "flash-attn", "huggingface-hub": "huggingface-hub"}.get(key, key)

@@ -27,6 +27,7 @@ from envguard.rules.libraries import (
     WheelPinRule,
 )
 from envguard.rules.loaded import LoadedLibraryRule
+from envguard.rules.ort import OrtGpuRule
 from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
 from envguard.rules.tf_arch import ReportedToolkitArchRule, TfToolkitArchRule
@@ -98,6 +99,7 @@ ALL_RULES: tuple[Rule, ...] = (
     MixedWheelsRule(),
     LoadedLibraryRule(),
     PaddleCudnnRule(),
+    OrtGpuRule(),
     ToolkitRule(),
     OnErrorLines("envguard.rules.signatures:SignatureRule", "signatures",
                  "error messages in a pasted report, matched against the signature catalogue"),
