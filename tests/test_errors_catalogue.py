@@ -180,6 +180,14 @@ LINES: list[tuple[str, Expected]] = [
     # RedisAI/redis-inference-optimization#260 (the log re-wrapped: the minimum on the next line)
     ("\tIgnoring visible gpu device (device: 0, name: Tesla M60, pci bus id: 0000:00:1e.0, compute capability: 5.2) "
      "with Cuda compute capability 5.2. ", {"tf-gpu-ignored-min-capability": {"gpu": "Tesla M60", "cc": "5.2"}}),
+    # googlecolab/colabtools#442 (its title) and pop-os/pop#649 (a sentence)
+    ("Google colab tensorflow-gpu stuck with importerror: libcublas.so.9.0",
+     {"importerror-cuda-library-named": {"lib": "libcublas.so.9.0"}}),
+    ("In `tty`, I run a command `nvidia-smi`, get an error: `NVIDIA NVML Driver/library version mismatch`.",
+     {"nvml-driver-library-mismatch": {}}),
+    # NVlabs/tiny-cuda-nn#434 (a Jetson AGX Orin)
+    ("OSError: Could not find compatible tinycudann extension for compute capability 87.",
+     {"tinycudann-no-extension-for-capability": {}}),
     # dmlc/dgl#5427
     ("`dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
      "Device API cuda is not enabled. Please install the cuda version of dgl.`", {"dgl-cpu-build": {}}),

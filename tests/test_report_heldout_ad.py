@@ -223,3 +223,60 @@ def test_onnxruntime_table_rows() -> None:
     assert [(b.cuda_major, b.cudnn_major) for b in map(ort.gpu_build, ("1.19.0", "1.18.1", "1.14.1", "1.4.0"))
             if b is not None] == [(12, 9), (11, 8), (11, 8), (10, 7)]
     assert ort.gpu_build("1.23.0") is None and ort.gpu_build("1.18.0+cu118") is None
+
+
+# litagin02/Style-Bert-VITS2#185: a markdown table, one environment tried per row.
+_TABLE = ("## バージョン情報\n\n以下の組み合わせを試しましたがいずれも同様でした。OSはWindows11です。\n\n"
+          "| ソースコード | Python | PyTorch | 備考 |\n| --- | --- | --- | --- |\n"
+          "| 065a7ffa0a3214516f17ef5288a80d20c4ffb598 | 3.10.11 | 2.3.1+cu121 | |\n"
+          "| 065a7ffa0a3214516f17ef5288a80d20c4ffb598 | 3.10.11 | 2.2.2+cu121 | |\n"
+          "| 2.6.0 |  3.9.13 | 2.3.1+cu121 | numpyがエラーになったため numpy==1.26.4 に置き換え |\n")
+
+
+def test_a_markdown_table_of_environments() -> None:
+    envs = parse_environments(_TABLE, "report", MATRICES)
+    torches = sorted({b.version for e in envs for b in e.snapshot.frameworks if b.name == "torch"})
+    assert torches == ["2.2.2+cu121", "2.3.1+cu121"]
+    assert _findings(_TABLE) == {}  # the case is a negative
+
+
+def test_a_table_without_a_separator_or_known_columns_gives_nothing() -> None:
+    # constructed: a pipe-drawn line that is no markdown table, and a table of other columns
+    with pytest.raises(Exception, match="no environment facts"):
+        _read("| Python | PyTorch |\n| 3.10.11 | 2.3.1 |\n\n| Name | Size |\n| --- | --- |\n| a | 3.10 |\n")
+
+
+# 3dem/model-angelo#60: nvidia-smi failing, then (the GPU allocated) its working table in the same report.
+_SLURM = ("It doesnt show me the gpus.\n```\nnvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
+          "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n```\n\n"
+          "I found the issue in my slurm-submission script. While asking for resources allocated on the gpu nodes, I "
+          "didn't actually get a gpu allocated.\n```\nnvidia-smi\nThu Aug  3 10:06:03 2023       \n"
+          "+-----------------------------------------------------------------------------+\n"
+          "| NVIDIA-SMI 525.85.12    Driver Version: 525.85.12    CUDA Version: 12.0     |\n")
+
+
+def test_nvidia_smi_failing_beside_its_own_working_table_is_a_warning() -> None:
+    assert _findings(_SLURM).get("driver-missing") is Severity.WARNING
+    # the failure alone (the report cut before the table): an error
+    assert _findings(_SLURM.split("I found the issue", maxsplit=1)[0]).get("driver-missing") is Severity.ERROR
+
+
+# facebookresearch/detectron2#1048: its collect_env's "detectron2 arch flags" against the GPUs it lists.
+_D2 = ("sys.platform              linux\nPython                    3.7.6 (default, Jan  8 2020, 19:59:22) [GCC 7.3.0]\n"
+       "detectron2                0.1.1 @/data/yang/detectron2/detectron2\ndetectron2 CUDA compiler  10.0\n"
+       "detectron2 arch flags     sm_75\nPyTorch                   1.4.0 @/home/auv/anaconda3/envs/penguin/lib/"
+       "python3.7/site-packages/torch\nCUDA available            True\nGPU 0                     GeForce RTX 2080\n"
+       "GPU 1                     GeForce GTX 1070\n")
+
+
+def test_detectron2_built_for_another_architecture() -> None:
+    assert _findings(_D2).get("arch-unsupported") is Severity.ERROR
+    # constructed: built for both GPUs; and a list with +PTX of an older capability runs (JIT)
+    assert "arch-unsupported" not in _findings(_D2.replace("sm_75", "6.1, 7.5"))
+    assert "arch-unsupported" not in _findings(_D2.replace("sm_75", "6.0+PTX"))
+
+
+def test_a_gpu_with_its_arch_in_detectron2s_gpu_line() -> None:
+    # facebookresearch/detectron2#235 (its collect_env): "GPU 0,1  GeForce GTX TITAN X (arch=5.2)"
+    gpus = _read("GPU 0,1                 GeForce GTX TITAN X (arch=5.2)\n").gpu_list()
+    assert [g.compute_capability for g in gpus] == ["5.2"]

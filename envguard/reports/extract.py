@@ -625,7 +625,7 @@ _P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0
 #: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"
 #: (tensorflow/tensorflow issue form, 2025), or as NVIDIA's CUDA GPUs table row: "GeForce GT 740M | 3.0"
 #: (pytorch/pytorch#14681), or after it: "dual GeForce 780M with a compute capability 3.0" (iperov/DeepFaceLab#264).
-STATED_CC = re.compile(r"\s{0,2}(?:series\s{1,2})?(?:gpus?\s{0,2})?(?:\(\s{0,2}(?:with\s{1,2})?(?:compute\s{1,2}capability|cc)"
+STATED_CC = re.compile(r"\s{0,2}(?:series\s{1,2})?(?:gpus?\s{0,2})?(?:\(\s{0,2}(?:with\s{1,2})?(?:compute\s{1,2}capability|cc|arch)"
                         r"\s{0,2}[:=]?\s{0,2}(\d{1,2}\.\d)\s{0,2}\)|\|\s{0,2}(\d{1,2}\.\d)\s*$"
                         r"|,?\s{1,2}with\s{1,2}(?:a\s{1,2})?compute\s{1,2}capability(?:\s{1,2}of)?\s{1,2}(\d{1,2}\.\d)\b)",
                         re.IGNORECASE)

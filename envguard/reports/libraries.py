@@ -98,6 +98,8 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
     for i, line in enumerate(lines):
         if "NVCC_GENCODE" in line:
             yield from _gencode(line, offset + i + 1)
+        if "arch flags" in line:
+            yield from _detectron2_archs(line, offset + i + 1)
         if "Runtime API Version" in line:
             runtime = _PADDLE_RUNTIME.search(line)
             if runtime:
@@ -159,6 +161,31 @@ def _nccl_runtime_lines(line: str, n: int) -> Iterator[Mention]:
     vllm = _VLLM_NCCL.search(line)
     if vllm:
         yield Mention("nccl_loaded", vllm.group(1), n, MESSAGE, "vLLM pynccl: vLLM is using nccl", "vllm")
+
+
+#: detectron2's collect_env (detectron2#1048, #235): "detectron2 arch flags     sm_75", "... 3.5, 5.0, 7.5+PTX" (the
+#: architectures its CUDA ops were compiled for; facebookresearch/detectron2 detectron2/utils/collect_env.py).
+_D2_ARCHS = re.compile(r"^\s{0,4}detectron2 arch flags\s{1,40}(\S.{0,200}?)\s*$")
+_D2_ITEM = re.compile(r"^(?:(sm|compute)_(\d{2,3})|(\d{1,2})\.(\d)(\+PTX)?)$", re.IGNORECASE)
+
+
+def _detectron2_archs(line: str, n: int) -> Iterator[Mention]:
+    """The architectures detectron2's collect_env says its CUDA ops were built for, as NVCC targets."""
+    found = _D2_ARCHS.match(line)
+    if found is None:
+        return
+    targets: list[str] = []
+    for item in re.split(r"[,\s]+", found.group(1).strip()):
+        arch = _D2_ITEM.match(item)
+        if arch is None:
+            return  # not a list of architectures ("<not set>", an error): say nothing
+        if arch.group(1):
+            targets.append(f"{arch.group(1).lower()}_{arch.group(2)}")
+        else:
+            sm = f"{arch.group(3)}{arch.group(4)}"
+            targets += [f"sm_{sm}"] + ([f"compute_{sm}"] if arch.group(5) else [])
+    if targets:
+        yield Mention("nvcc_gencode", " ".join(targets), n, TOOL, "detectron2 collect_env: arch flags", "detectron2")
 
 
 def _gencode(line: str, n: int) -> Iterator[Mention]:

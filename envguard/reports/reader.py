@@ -25,6 +25,7 @@ from envguard.reports import (
     extract_named,
     extract_python,
     extract_stack,
+    extract_tables,
     libraries,
 )
 from envguard.reports.mentions import PROSE, Mention
@@ -88,7 +89,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
                       *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
                       companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS,
-                      *extract_conda_forge.EXTRACTORS, *extract_jetson.EXTRACTORS):
+                      *extract_conda_forge.EXTRACTORS, *extract_jetson.EXTRACTORS,
+                      *extract_tables.EXTRACTORS):
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)

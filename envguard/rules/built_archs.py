@@ -21,6 +21,9 @@ __all__ = ["GENCODE_KEY", "NCCL_README", "SiteBuildArchRule"]
 
 GENCODE_KEY = "NVCC_GENCODE"
 NCCL_README = "https://github.com/NVIDIA/nccl#build"
+#: detectron2's install notes: the CUDA ops are compiled for TORCH_CUDA_ARCH_LIST (by default the GPUs present at build
+#: time), so a build made on one GPU has no kernels for another ("no kernel image is available").
+D2_INSTALL = "https://github.com/facebookresearch/detectron2/blob/main/INSTALL.md"
 
 
 class SiteBuildArchRule:
@@ -37,7 +40,7 @@ class SiteBuildArchRule:
             return
         targets, _, rest = raw.partition("|")
         library, _, where = rest.partition("|")
-        name = "nccl-tests" if library == "nccl-tests" else "NCCL"
+        name = {"nccl-tests": "nccl-tests", "detectron2": "detectron2"}.get(library, "NCCL")
         items = tuple(targets.split())
         sass, ptx = parse_arch_list(items)
         if not sass and not ptx:
@@ -47,14 +50,22 @@ class SiteBuildArchRule:
             if cc is None or runs_on(cc, sass, ptx):
                 continue
             sm = cc.replace(".", "")
+            if name == "detectron2":
+                how, fix, source = ("compiled for (its collect_env's arch flags)",
+                                    f"rebuild detectron2 for this GPU: TORCH_CUDA_ARCH_LIST=\"{cc}\" (with the "
+                                    "other GPUs' capabilities) pip install --no-build-isolation -e . after removing "
+                                    "build/ and **/*.so", D2_INSTALL)
+            else:
+                how, fix, source = ("built with NVCC_GENCODE for",
+                                    f"rebuild {name} with this GPU's target added: make NVCC_GENCODE=\"... "
+                                    f"-gencode=arch=compute_{sm},code=sm_{sm}\"", NCCL_README)
             yield Finding(
                 "arch-unsupported", Severity.ERROR,
-                f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in the {name} built with "
-                f"NVCC_GENCODE for {' '.join(items)}: SASS runs only on its own major with an equal or higher minor "
-                "and PTX only forward, so its kernels are not found at launch (\"named symbol not found\").",
+                f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in the {name} {how} "
+                f"{' '.join(items)}: SASS runs only on its own major with an equal or higher minor "
+                "and PTX only forward, so its kernels are not found at launch"
+                + (" (\"named symbol not found\")." if name != "detectron2" else "."),
                 (gpu_evidence(gpu, cc, cc_source),
                  ev(f"{name} compiled architectures", " ".join(items), where or "report")),
-                f"rebuild {name} with this GPU's target added: make NVCC_GENCODE=\"... "
-                f"-gencode=arch=compute_{sm},code=sm_{sm}\"",
-                NCCL_README, "nccl",
+                fix, source, library or "nccl",
             )

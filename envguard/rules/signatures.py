@@ -145,6 +145,13 @@ class SignatureRule:
                 severity = Severity.ERROR
                 evidence.append(Evidence("NVIDIA device nodes", "present (JAX checks /dev/nvidia0, /dev/nvidiactl, "
                                          "/dev/dxg before printing this)", _JAX_HARDWARE_SOURCE))
+            if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
+                    (working := _smi_worked(snapshot)) is not None:
+                # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
+                # state (a job without a GPU allocated, a container, before a reboot), not the machine's driver
+                # missing (3dem/model-angelo#60: a Slurm job without a GPU allocated, then the working table).
+                severity = Severity.WARNING
+                evidence.append(working)
             code, cause, check = sig.code, sig.cause, sig.check
             if sig.id == FORWARD_COMPAT and snapshot.host.container:
                 # NOTE: in a container the newer user-mode driver is the image's cuda-compat libcuda: the image's CUDA
@@ -168,6 +175,18 @@ _FORWARD_COMPAT_IN_CONTAINER = (
 _FORWARD_COMPAT_CONTAINER_FIX = (
     "nvidia-smi on the host (its 'CUDA Version' is the driver's newest CUDA) versus the image's CUDA; upgrade the "
     "host driver, or use an image built for a CUDA the host driver supports.")
+
+
+#: nvidia-smi failing to reach the driver.
+_DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
+
+
+def _smi_worked(snapshot: Snapshot) -> Evidence | None:
+    """nvidia-smi's own table or header elsewhere in the report, naming the driver (None when there is none)."""
+    driver = snapshot.driver
+    if isinstance(driver, Unavailable) or not driver.version or "nvidia-smi" not in driver.source:
+        return None
+    return Evidence("nvidia-smi answered in the same report", f"driver {driver.version}", driver.source)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
