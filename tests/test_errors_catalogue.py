@@ -188,6 +188,13 @@ LINES: list[tuple[str, Expected]] = [
     # NVlabs/tiny-cuda-nn#434 (a Jetson AGX Orin)
     ("OSError: Could not find compatible tinycudann extension for compute capability 87.",
      {"tinycudann-no-extension-for-capability": {}}),
+    # pytorch/pytorch#185746 and NVIDIA/cutlass#2866
+    ("Error: CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH at F.conv2d() during VAEDecode",
+     {"cudnn-sublibrary-version-mismatch": {}}),
+    ("When I run examples/python/CuTeDSL/blackwell/dense_gemm.py on the Blackwell, I find the error CUDAError "
+     "InsufficientDriver.", {"cuda-driver-insufficient": {}}),
+    # espnet/espnet#4513
+    ("Assertion error: torch not compiled with cuda", {"torch-not-compiled-with-cuda": {}}),
     # dmlc/dgl#5427
     ("`dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
      "Device API cuda is not enabled. Please install the cuda version of dgl.`", {"dgl-cpu-build": {}}),

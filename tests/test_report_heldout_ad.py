@@ -280,3 +280,36 @@ def test_a_gpu_with_its_arch_in_detectron2s_gpu_line() -> None:
     # facebookresearch/detectron2#235 (its collect_env): "GPU 0,1  GeForce GTX TITAN X (arch=5.2)"
     gpus = _read("GPU 0,1                 GeForce GTX TITAN X (arch=5.2)\n").gpu_list()
     assert [g.compute_capability for g in gpus] == ["5.2"]
+
+
+# pytorch/vision#9174: print(torch.__version__, torch.cuda.is_available()) answered "2.6.0 True".
+def test_the_version_and_cuda_flag_printed_together() -> None:
+    text = ("pip3 install torch torchvision\n``` python\nimport torch\n"
+            ">>> print(torch.__version__, torch.cuda.is_available())\n```\n"
+            "2.6.0 True # OK  - but why did it install 2.6.\n"
+            "  Successfully uninstalled torchvision 0.23.0\n")
+    assert {b.name: b.version for b in _read(text).frameworks}.get("torch") == "2.6.0"
+
+
+# NVIDIA/cutlass#2866: "my CUDA driver is 570.133.20".
+def test_a_driver_said_with_is() -> None:
+    driver = _read("My CUDA version is 12.9.41 and my CUDA driver is 570.133.20. May I ask if I need to "
+                   "upgrade.\n").driver
+    assert not isinstance(driver, Unavailable) and driver.version == "570.133.20"
+
+
+# pytorch/pytorch#130112 (collect_env on macOS 14.5; its cut Python line completed): torch 2.3.1 on Python 3.12.
+def test_python_312_with_torch_23_is_experimental_not_unsupported() -> None:
+    text = ("PyTorch version: 2.3.1\nIs debug build: False\nCUDA used to build PyTorch: None\n"
+            "OS: macOS 14.5 (arm64)\nPython version: 3.12.4 (main, Jun  6 2024, 18:26:44) [Clang 15.0.0 ] (64-bit "
+            "runtime)\n")
+    assert _findings(text).get("python-unsupported") is Severity.WARNING
+    # torch 2.1 had no cp312 wheels at all: an error (constructed from it)
+    assert _findings(text.replace("2.3.1", "2.1.2")).get("python-unsupported") is Severity.ERROR
+
+
+# zai-org/ChatGLM-6B#549: "Torch not compiled with CUDA enabled" on an M1 Mac, where no CUDA build exists.
+def test_torch_not_compiled_with_cuda_on_macos_is_a_warning() -> None:
+    text = "[BUG/Help] M1上无法运行，报错“AssertionError: Torch not compiled with CUDA enabled”\n - OS: mac 13.0\n"
+    assert _findings(text).get("cpu-only-build") is Severity.WARNING
+    assert _findings(text.replace("mac 13.0", "Ubuntu 22.04")).get("cpu-only-build") is Severity.ERROR

@@ -100,6 +100,9 @@ class TorchRelease:
     compile_python: SpecifierSet | None = None
     #: Wheel platforms with free-threaded (cp313t ...) wheels; None when not recorded.
     free_threaded: tuple[str, ...] | None = None
+    #: Pythons outside ``python`` whose wheels were published as experimental (RELEASE.md's "(3.12 experimental)"
+    #: for 2.2 and 2.3); None when none.
+    python_experimental: SpecifierSet | None = None
 
     def variant(self, tag: str) -> TorchVariant | None:
         """The variant with this tag ("cu124")."""
@@ -236,7 +239,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
     releases = []
     for where, row in col.rows(data, "release"):
         col.keys(row, {"version", "python", "compile_python", "free_threaded", "pypi_default", "torchvision",
-                       "torchaudio", "variant"} | PROV_KEYS, where)
+                       "torchaudio", "variant", "python_experimental"} | PROV_KEYS, where)
         version = col.string(row, "version", where, required=True)
         if version is None:
             continue
@@ -267,7 +270,7 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> TorchMatrix
             version, col.specifier(row, "python", where), default,
             col.string(row, "torchvision", where), col.string(row, "torchaudio", where),
             tuple(variants), col.prov(row, where), col.optional_specifier(row, "compile_python", where),
-            _free_threaded(row, where, col),
+            _free_threaded(row, where, col), col.optional_specifier(row, "python_experimental", where),
         ))
     check_order([series_version(r.version, col) for r in releases], col, "release", "version")
     return TorchMatrix(meta, tuple(releases), _conda(data, col), _conda_forge(data, col), _aarch64(data, col),

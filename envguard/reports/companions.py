@@ -30,7 +30,12 @@ _MODULES = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torch
             "tf": "tensorflow", "jax": "jax", "jaxlib": "jaxlib", "paddle": "paddlepaddle"}
 #: ``print(torch.__version__)`` or the interactive ``>>> torch.__version__``: the line prints exactly that version.
 _EXACT = re.compile(r"(?:\bprint\s{0,2}\(\s{0,2}|^\s{0,8}(?:>>>\s{0,4}|In \[\d{1,4}\]:\s{0,4}))"
-                    r"(torch|torchvision|torchaudio|tensorflow|tf|jax|jaxlib|paddle)\.__version__\s{0,2}(?:\)|$)")
+                    r"(torch|torchvision|torchaudio|tensorflow|tf|jax|jaxlib|paddle)\.__version__\s{0,2}(?:\)|$|,\s{0,2}"
+                    r"torch\.cuda\.is_available\(\)\s{0,2}\))")
+#: The answer of the common ``print(torch.__version__, torch.cuda.is_available())``: "2.6.0 True"
+#: (pytorch/vision#9174).
+_VERSION_AND_FLAG = re.compile(r"^\s{0,8}['\"]?(\d{1,3}\.\d{1,3}(?:\.\d{1,4})?(?:[a-z]{1,4}\d{0,8})?"
+                               r"(?:\+[A-Za-z0-9_.]{1,40})?)['\"]?,?\s{1,4}(?:True|False)\b")
 #: A line that prints something: a print statement, an interactive expression, or ``python -c "…"``.
 _QUERY_LINE = re.compile(r"^\s{0,8}(?:>>>\s{0,4}\w|In \[\d{1,4}\]:\s{0,4}\w|print\s{0,2}\()"
                          r"|\bpython[\d.]{0,4}(?:\.exe)?\s{1,4}-c\s")
@@ -77,7 +82,7 @@ def version_queries(lines: list[str], offset: int) -> Iterator[Mention]:
             last_query = i
             continue
         if pending and i - last_query <= _QUERY_REACH + len(pending):
-            output = _OUTPUT.match(line)
+            output = _OUTPUT.match(line) or _VERSION_AND_FLAG.match(line)
             if output or (_VERSIONISH.search(line) and not _CODEISH.search(line)):
                 name, query = pending.pop(0)
                 answered = True

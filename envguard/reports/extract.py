@@ -619,7 +619,7 @@ CUDNN_REQUIRED_HOW = "text (cuDNN required)"
 #: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
 _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 #: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
-_P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
+_P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
                        r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 #: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"

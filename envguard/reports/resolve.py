@@ -188,7 +188,7 @@ def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None
     if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text) \
             or os_text.strip().lower() == "nt":
         return "win32"
-    if re.search(r"macos|mac os|darwin|os x|macosx", text):
+    if re.search(r"macos|mac os|darwin|os x|macosx|\bmac\s{0,2}1\d(?:\.\d{1,2})?\b", text):
         return "darwin"
     if re.search(r"linux|ubuntu|debian|centos|rhel|red hat|fedora|rocky|almalinux|arch|suse|amazon|manylinux|wsl",
                  text):

@@ -139,6 +139,22 @@ class PythonRule:
                 if py is not None and compile_python is not None and py.public not in compile_python:
                     yield _compile_finding(python, build, release.version, compile_python, release.prov.source)
                 continue
+            experimental = getattr(release, "python_experimental", None)
+            if py is not None and experimental is not None and py.public in experimental:
+                # NOTE: wheels for this Python exist (RELEASE.md lists it as experimental): it installs and runs,
+                # outside the tested range
+                yield Finding(
+                    "python-unsupported", Severity.WARNING,
+                    f"Python {python.version} is experimental for {build.name} {series(build.version)}: its wheels "
+                    f"exist, but the release supports {release.python}.",
+                    (ev("python", python.version, python.executable), build_evidence(build),
+                     ev("supported", f"{release.python} ({experimental} experimental)",
+                        f"{build.name}.toml {release.version}")),
+                    f"use a Python matching {release.python} for the tested combination, or a {build.name} "
+                    f"release that supports Python {py.major}.{py.minor}",
+                    release.prov.source, build.name,
+                )
+                continue
             yield Finding(
                 "python-unsupported", Severity.ERROR,
                 f"Python {python.version} is outside what {build.name} {series(build.version)} supports "

@@ -11,7 +11,7 @@ from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
-from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc
+from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
 from envguard.snapshot import Snapshot, Unavailable
@@ -145,6 +145,11 @@ class SignatureRule:
                 severity = Severity.ERROR
                 evidence.append(Evidence("NVIDIA device nodes", "present (JAX checks /dev/nvidia0, /dev/nvidiactl, "
                                          "/dev/dxg before printing this)", _JAX_HARDWARE_SOURCE))
+            if sig.code == "cpu-only-build" and severity is Severity.ERROR and system_of(snapshot) == "darwin":
+                # NOTE: macOS has no CUDA build of any framework (the CPU/MPS build is the only one): code that asks
+                # for CUDA there is the program's choice, not an install to replace (zai-org/ChatGLM-6B#549 on an M1)
+                severity = Severity.WARNING
+                evidence.append(Evidence("platform", "macOS (no CUDA builds exist)", snapshot.host.source))
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
