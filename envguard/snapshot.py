@@ -226,6 +226,10 @@ CUDNN_REQUIRED_KEY = "CUDNN_REQUIRED"
 L4T_IMAGE_KEY = "L4T_IMAGE"
 #: An L4T image the report starts with ``docker run`` but without the NVIDIA runtime ("32.4.2|report line 1: ...").
 L4T_NO_RUNTIME_KEY = "L4T_RUN_WITHOUT_NVIDIA_RUNTIME"
+#: The first report line where nvidia-smi could not reach the driver ("12").
+SMI_FAILED_KEY = "NVIDIA_SMI_FAILED_LINE"
+#: The PyTorch CUDA index a pip command names ("cu131|report line 4: pip install --index-url").
+TORCH_INDEX_KEY = "PIP_TORCH_INDEX"
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,6 +195,16 @@ LINES: list[tuple[str, Expected]] = [
      "InsufficientDriver.", {"cuda-driver-insufficient": {}}),
     # espnet/espnet#4513
     ("Assertion error: torch not compiled with cuda", {"torch-not-compiled-with-cuda": {}}),
+    # tensorflow/tensorflow#2039 and heavyai/heavydb#617
+    ("I tensorflow/stream_executor/dso_loader.cc:99] Couldn't open CUDA library libcudnn.so. LD_LIBRARY_PATH: "
+     "/usr/local/nvidia/lib:/usr/local/nvidia/lib64:", {"tf1-dso-couldnt-open-cuda-library": {"lib": "libcudnn.so"}}),
+    ("ptxas application ptx input, line 9; fatal   : Unsupported .version 7.0; current version is '6.4'.",
+     {"ptxas-unsupported-ptx-version": {}}),
+    # hyoo/alphafold_singularity#9 and spacemeshos/gpu-post#15 (a Tesla K80)
+    ("Runtime error:  jaxlib version is 0.1.69 but this version of jax requires 0.3.14.",
+     {"jaxlib-older-than-jax-requires": {"jaxlib": "0.1.69"}}),
+    ("[2020-09-08 11:15:32] GPU #0: FATAL: the 't' kernel requires 5.0 capability!",
+     {"app-gpu-below-minimum-capability": {"min_cc": "5.0"}}),
     # dmlc/dgl#5427
     ("`dgl._ffi.base.DGLError: [14:00:04] /opt/dgl/src/runtime/c_runtime_api.cc:82: Check failed: allow_missing: "
      "Device API cuda is not enabled. Please install the cuda version of dgl.`", {"dgl-cpu-build": {}}),

@@ -234,10 +234,21 @@ _TABLE = ("## バージョン情報\n\n以下の組み合わせを試しまし�
 
 
 def test_a_markdown_table_of_environments() -> None:
-    envs = parse_environments(_TABLE, "report", MATRICES)
-    torches = sorted({b.version for e in envs for b in e.snapshot.frameworks if b.name == "torch"})
-    assert torches == ["2.2.2+cu121", "2.3.1+cu121"]
+    (env,) = parse_environments(_TABLE, "report", MATRICES)
+    assert {b.name: b.version for b in env.snapshot.frameworks}.get("torch") == "2.3.1+cu121"
+    assert any("2.2.2+cu121" in note for note in env.notes)  # the other row is said, not dropped silently
     assert _findings(_TABLE) == {}  # the case is a negative
+
+
+def test_a_reference_table_does_not_replace_the_reporters_versions() -> None:
+    # constructed: the reporter's versions, then a table copied from the docs
+    text = ("My environment: Python 3.10, torch 2.1.0+cu118, CUDA 11.8, RTX 3090.\n"
+            "For reference, the compatibility table from the docs:\n\n"
+            "| PyTorch version | Python | Stable CUDA |\n| --- | --- | --- |\n| 2.5 | 3.9 | 11.8 |\n"
+            "| 1.13 | 3.7 | 11.6 |\n")
+    snap = _read(text)
+    assert {b.name: b.version for b in snap.frameworks}.get("torch") == "2.1.0+cu118"
+    assert not isinstance(snap.python, Unavailable) and snap.python.version == "3.10"
 
 
 def test_a_table_without_a_separator_or_known_columns_gives_nothing() -> None:
@@ -313,3 +324,60 @@ def test_torch_not_compiled_with_cuda_on_macos_is_a_warning() -> None:
     text = "[BUG/Help] M1上无法运行，报错“AssertionError: Torch not compiled with CUDA enabled”\n - OS: mac 13.0\n"
     assert _findings(text).get("cpu-only-build") is Severity.WARNING
     assert _findings(text.replace("mac 13.0", "Ubuntu 22.04")).get("cpu-only-build") is Severity.ERROR
+
+
+def test_review_fixes_hold() -> None:
+    # constructed (review of stop 23): each a healthy or later-broken state the first versions misjudged
+    # ONNX Runtime's own message states its build's majors, which the installed CUDA/cuDNN match
+    ort = ("onnxruntime-gpu==1.18.1\nCUDA 12.4, cuDNN 9.1.0\n[W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 "
+           "onnxruntime::python::CreateExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require "
+           "cuDNN 9.* and CUDA 12.*, and the latest MSVC runtime.\n")
+    assert "cudnn-mismatch" not in _findings(ort)
+    # 1.18's CUDA 12 build is published under the same version number: not judged against the CUDA 11.8 default
+    assert _findings("pip install onnxruntime-gpu==1.18.0\nCUDA 12.2, cuDNN 8.9.2\n") == {}
+    # nvidia-smi working yesterday, failing now: the failure is the current state
+    smi = ("Yesterday nvidia-smi worked:\n"
+           "| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2     |\n"
+           "After apt upgrade and a reboot:\n$ nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
+           "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n")
+    assert _findings(smi).get("driver-missing") is Severity.ERROR
+    # the daemon's default runtime is nvidia: docker run needs no --runtime
+    jp4 = ('Jetson Nano, JetPack 4.6. My /etc/docker/daemon.json sets "default-runtime": "nvidia".\n'
+           "$ docker run -it --rm nvcr.io/nvidia/l4t-pytorch:r32.7.1-pth1.10-py3\n>>> import torch\n"
+           ">>> torch.cuda.is_available()\nTrue\n")
+    assert "cuda-libs-missing" not in _findings(jp4)
+    # without the libraries said missing, a JetPack 4 container without --runtime is a warning only
+    assert _findings(jp4.replace('My /etc/docker/daemon.json sets "default-runtime": "nvidia".', "")
+                     .replace("True", "")).get("cuda-libs-missing") is Severity.WARNING
+    # a plain aarch64 torch in NVIDIA's l4t-pytorch image may be its Jetson build
+    assert "cpu-only-build" not in _findings("docker run --runtime nvidia -it dustynv/l4t-pytorch:r35.2.1-pth2.0-py3\n"
+                                             "pip list\ntorch 2.0.0\n")
+
+
+# heavyai/heavydb#617: the driver's own PTX JIT (cuLinkAddFile, "ptxas application ptx input") refusing newer PTX.
+def test_the_drivers_ptx_jit_refusing_newer_ptx_is_driver_too_old() -> None:
+    text = ("NvidiaKernel.cpp:82 Check failed: cuLinkAddFile_v2( link_state, CU_JIT_INPUT_FATBINARY, "
+            "gpu_rt_path.c_str(), 0, nullptr, nullptr) == CUDA_SUCCESS (218 == 0) ptxas application ptx input, line 9; "
+            "fatal   : Unsupported .version 7.0; current version is '6.4'. what's the problem ?\n")
+    assert _findings(text).get("driver-too-old") is Severity.ERROR
+    # a toolkit's ptxas on a file (QwenLM/Qwen2.5-Omni#247's shape): which one is old is not known, a warning
+    toolkit_ptxas = ("ptxas C:\\\\Users\\\\ai\\\\AppData\\\\Local\\\\Temp\\\\tmpkoko0xtp.ptx, line 5; fatal   : "
+                     "Unsupported .version 8.8; current version is '8.7'\n")
+    assert _findings(toolkit_ptxas) == {"toolkit-mismatch": Severity.WARNING}
+
+
+# tensorflow/tensorflow#36776: "Key - Value" lines without a bullet; "CUDA/cuDNN version - 10.1" is the CUDA only.
+def test_key_dash_value_lines_and_cuda_slash_cudnn() -> None:
+    snap = _read("**System information** \nOS Platform and Distribution - Windows 10 home\nTensorFlow version - 2.1.0\n"
+                 "Python version - 3.7.4\nCUDA/cuDNN version - 10.1\nGPU - NVIDIA GeForce GTX 1650\n")
+    assert [t.version for t in snap.toolkit_list()] == ["10.1"]
+    assert isinstance(snap.cudnn, Unavailable) or not snap.cudnn
+
+
+# visualbruno/ComfyUI-Trellis2#131: pip pointed at a cu131 index, which no torch release has.
+def test_no_torch_on_an_index_of_no_pytorch_variant_is_not_blamed_on_python() -> None:
+    text = ("`pip install torch==2.10.0 torchvision torchaudio --index-url https://download.pytorch.org/whl/cu131`\n\n"
+            "> Looking in indexes: https://download.pytorch.org/whl/cu131\n"
+            "> ERROR: Could not find a version that satisfies the requirement torch==2.10.0 (from versions: none)\n")
+    assert _findings(text).get("python-unsupported") is Severity.WARNING
+    assert _findings(text.replace("cu131", "cu130")).get("python-unsupported") is Severity.ERROR  # constructed

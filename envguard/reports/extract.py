@@ -49,6 +49,9 @@ _KEY_LINE = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?\**([A-Za-z][A-Za-z0-9 /_().,'-
 #: A bullet whose key and value a dash separates: "* PyTorch Version -1.5", "* OS -Windows" (a PyTorch learning
 #: program's question template, tinkerhub/ComputerVision-with-PyTorch-Learning-Program#80).
 _DASH_LINE = re.compile(r"^\s{0,8}[-*]\s{1,4}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,8}-\s{0,8}(\S.{0,400})$")
+#: The same without the bullet, the dash spaced on both sides: "TensorFlow version - 2.1.0", "CUDA/cuDNN version -
+#: 10.1" (tensorflow/tensorflow#36776); "python -m pip" is no such line.
+_DASH_LINE_BARE = re.compile(r"^\s{0,8}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,8}-\s{1,8}(\S.{0,400})$")
 _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
@@ -110,7 +113,7 @@ def fields(lines: list[str], offset: int) -> Iterator[Mention]:
                     yield from _value(kind, nxt.strip(), offset + i, FIELD, f"issue form: {header.group(1)}")
             continue
         match = _KEY_LINE.match(line)
-        dashed = _DASH_LINE.match(line) if match is None else None
+        dashed = (_DASH_LINE.match(line) or _DASH_LINE_BARE.match(line)) if match is None else None
         match = match or dashed
         if not match:
             continue
@@ -579,8 +582,9 @@ def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
     "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", "cuda使用10.2", with a full-width colon or 为/是/使用 (bounded, so linear); a list's
-    "my python version - 3.9" (ultralytics/ultralytics#487)."""
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
+    "my python version - 3.9" (ultralytics/ultralytics#487). "CUDA/cuDNN version - 10.1" is not cuDNN's (the
+    template's combined field; tensorflow/tensorflow#36776)."""
+    return re.compile(rf"(?<![A-Za-z0-9_])(?<![Cc][Uu][Dd][Aa]/)(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
                       rf"({number})\b", re.IGNORECASE)
 
 

@@ -120,10 +120,20 @@ def driver_packages(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("driver", found.group(1), offset + i + 1, MESSAGE, "driver package install (branch)")
 
 
+#: Mention kind: the report line where nvidia-smi failed to reach the driver (rules.signatures compares it with
+#: the line of an nvidia-smi table the same report shows).
+SMI_FAILED = "smi_failed"
+_SMI_FAILED = re.compile(r"NVIDIA-SMI has failed because it couldn[\x27’]t communicate", re.IGNORECASE)
+
+
 def smi_header(lines: list[str], offset: int) -> Iterator[Mention]:
-    """nvidia-smi's header line on its own (tool output: the driver and the newest CUDA it runs)."""
+    """nvidia-smi's header line on its own (tool output: the driver and the newest CUDA it runs), and where
+    nvidia-smi said it could not reach the driver."""
     for i, line in enumerate(lines):
         if "NVIDIA-SMI" not in line or line.lstrip().startswith("|"):
+            continue
+        if _SMI_FAILED.search(line):
+            yield Mention(SMI_FAILED, str(offset + i + 1), offset + i + 1, MESSAGE, "nvidia-smi failed")
             continue
         found = _SMI_HEADER.search(line)
         if found:
@@ -152,7 +162,6 @@ def jetson_releases(lines: list[str], offset: int) -> Iterator[Mention]:
             tagged.add(image.start(2))
             yield Mention("l4t_image", image.group(2), n, MESSAGE, f"image {image.group(0)}")
         for image in _JC_TAG.finditer(line):
-            tagged.add(image.start(2) - 1)
             yield Mention("l4t_image", image.group(2), n, MESSAGE, f"image {image.group(0)}")
         if not jetson:
             continue
@@ -176,9 +185,20 @@ _GPU_OPTION = re.compile(r"--gpus\b|--runtime(?:\s{1,4}|=)['\"]?nvidia\b"
 L4T_RUN_NO_RUNTIME = "l4t_run_no_runtime"
 
 
+#: The report says the CUDA libraries are absent in the container ("there is no libcudnn", a loader error, CUDA
+#: unavailable), or that the daemon's default runtime is set (then ``docker run`` needs no --runtime).
+_LIBS_ABSENT = re.compile(r"\bno\s{1,2}(?:lib)?(?:cudnn|cuda|cudart|cublas|nvinfer)\b|cannot open shared object file"
+                          r"|is_available\(\)\W{0,6}False", re.IGNORECASE)
+_DEFAULT_RUNTIME = re.compile(r"default-runtime", re.IGNORECASE)
+
+
 def docker_runs(lines: list[str], offset: int) -> Iterator[Mention]:
     """A Jetson (L4T) image started by ``docker run`` without the NVIDIA runtime: the command joined across its
-    backslash continuations (at most 12 lines)."""
+    backslash continuations (at most 12 lines); the value is the image's L4T release, with "+missing" when the
+    report also says the CUDA libraries are not there. Nothing when the report sets the daemon's default runtime."""
+    if not any("docker" in line for line in lines) or any(_DEFAULT_RUNTIME.search(line) for line in lines):
+        return
+    missing = "+missing" if any(_LIBS_ABSENT.search(line) for line in lines if len(line) <= 2000) else ""
     for i, line in enumerate(lines):
         if "docker" not in line or len(line) > 2000:
             continue
@@ -191,7 +211,7 @@ def docker_runs(lines: list[str], offset: int) -> Iterator[Mention]:
             command = command.rstrip()[:-1] + " " + lines[j]
         image = _L4T_IMAGE.search(command)
         if image is not None and not _GPU_OPTION.search(command[:image.start()]):
-            yield Mention(L4T_RUN_NO_RUNTIME, image.group(2), offset + i + 1, MESSAGE,
+            yield Mention(L4T_RUN_NO_RUNTIME, image.group(2) + missing, offset + i + 1, MESSAGE,
                           f"docker run {image.group(0)} without --runtime nvidia")
 
 

@@ -48,11 +48,12 @@ _PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.
 #: A sentence that negates, conditions or asks states no fact about the reporter's software.
 #: ("could" is not one: "I could run it successfully by moving back to ultralytics 8.0.40" states what ran,
 #: ultralytics/ultralytics#1367.)
-#: ("before" / "previously": "I used onnxruntime-gpu==1.18.1 before, ... after upgrading to ...==1.19.0",
-#: microsoft/onnxruntime#21769: the version used before is not the one the report is about.)
+#: ("before," / "previously": "I used onnxruntime-gpu==1.18.1 before, ... after upgrading to ...==1.19.0",
+#: microsoft/onnxruntime#21769: the version used before is not the one the report is about; "before running" is
+#: no such word.)
 _HEDGE = re.compile(r"\b(?:not|n't|never|without|if|would|should|instead of|rather than|supposed to|"
-                    r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than|before|"
-                    r"previously)\b", re.IGNORECASE)
+                    r"requires?|required|needs?|e\.g|for example|such as|latest|newer than|older than|"
+                    r"before(?=\s{0,2}[,.;])|previously)\b", re.IGNORECASE)
 _HEDGE_WINDOW = 32
 
 

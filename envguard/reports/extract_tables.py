@@ -3,8 +3,9 @@ row per environment tried (litagin02/Style-Bert-VITS2#185: three Python/PyTorch 
 
 A header row, the ``| --- |`` separator under it, then rows; a column counts when its header is one of the
 names below, and a cell when it holds a version of that column's shape. Each row's values carry the row's line,
-so rows naming different framework versions are several environments (segment.split_environments). FIELD tier:
-a table the reporter filled in. Every pattern is bounded (linear time).
+PROSE tier: a table is what the reporter typed, and a table of documentation ("the compatibility table from the
+docs") is not the reporter's machine, so a table introduced by such words within the three lines above it is not
+read, and a table never outranks what the report's tools or fields state. Every pattern is bounded (linear time).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.mentions import FIELD, Mention
+from envguard.reports.mentions import PROSE, Mention
 
 __all__ = ["EXTRACTORS", "table_facts"]
 
@@ -30,6 +31,11 @@ _COLUMNS: dict[str, tuple[str, str, str]] = {
     "nvidia driver": ("driver", "", r"\d{3}\.\d{1,3}(?:\.\d{1,3})?"),
 }
 _MAX_ROWS = 40
+#: Words before a table that make it a reference, not the reporter's environment.
+_REFERENCE = re.compile(r"\b(?:compatib\w{0,8}|support(?:ed)?\s{1,2}(?:versions?|matrix)|matrix|docs?|documentation|"
+                        r"requirements?|official|recommended|for reference)\b", re.IGNORECASE)
+#: The compiled cell shape of each column kind.
+_SHAPES = {key: re.compile(rf"v?({shape})") for key, (_kind, _package, shape) in _COLUMNS.items()}
 
 
 def _cells(line: str) -> list[str]:
@@ -42,21 +48,23 @@ def table_facts(lines: list[str], offset: int) -> Iterator[Mention]:
     i = 0
     while i + 1 < len(lines):
         header = _cells(lines[i]) if "|" in lines[i] and len(lines[i]) <= 800 else []
-        columns = {}
+        columns: dict[int, tuple[str, str]] = {}
         for index, name in enumerate(header):
             key = " ".join(name.lower().replace("version", "").replace("*", "").split())
             if key in _COLUMNS:
-                columns[index] = (name, *_COLUMNS[key])
-        if not columns or not _SEPARATOR.match(lines[i + 1]):
+                columns[index] = (name, key)
+        if not columns or not _SEPARATOR.match(lines[i + 1]) \
+                or any(_REFERENCE.search(before) for before in lines[max(0, i - 3):i]):
             i += 1
             continue
         j = i + 2
         while j < len(lines) and j - i - 2 < _MAX_ROWS and (row := _cells(lines[j])):
-            for index, (name, kind, package, shape) in columns.items():
+            for index, (name, key) in columns.items():
+                kind, package, _shape = _COLUMNS[key]
                 cell = row[index] if index < len(row) else ""
-                value = re.fullmatch(rf"v?({shape})", cell)
+                value = _SHAPES[key].fullmatch(cell)
                 if value:
-                    yield Mention(kind, value.group(1), offset + j + 1, FIELD, f"table column {name}", package)
+                    yield Mention(kind, value.group(1), offset + j + 1, PROSE, f"table column {name}", package)
             j += 1
         i = j
 

@@ -32,6 +32,8 @@ from envguard.snapshot import (
     ONLY_TORCH_INDEX_KEY,
     PYTHON_32BIT_KEY,
     REPORT_ORIGIN,
+    SMI_FAILED_KEY,
+    TORCH_INDEX_KEY,
     ComponentVersion,
     CudaToolkit,
     Distribution,
@@ -184,8 +186,11 @@ _LINUX_IMAGE_KINDS = ("tf_gpu_image", "image_cuda", "image_cudnn_major", "ngc")
 
 def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None:
     text = f"{os_text} {platform_text} {wheel_platform}".lower()
+    if re.search(r"\bwsl\s{0,2}2?\b", text):
+        # NOTE: "Windows 11 - WSL2 - Ubuntu 22.04" (tensorflow/tensorflow's form): the frameworks run in WSL2's Linux
+        return "linux"
     # NOTE: "nt" alone is Python's os.name on Windows (ComfyUI's system information prints "OS: nt")
-    if re.search(r"\bwin(?:dows)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text) \
+    if re.search(r"\bwin(?:dows?)?\s{0,2}\d{0,2}\b|win10|win11|win_amd64|microsoft windows", text) \
             or os_text.strip().lower() == "nt":
         return "win32"
     if re.search(r"macos|mac os|darwin|os x|macosx|\bmac\s{0,2}1\d(?:\.\d{1,2})?\b", text):
@@ -302,6 +307,12 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     l4t_image = get("l4t_image")
     if l4t_image is not None:
         environment[L4T_IMAGE_KEY] = f"{l4t_image.value}|{l4t_image.source}"
+    index_m = get("requested_variant")
+    if index_m is not None and index_m.value.startswith("cu"):
+        environment[TORCH_INDEX_KEY] = f"{index_m.value}|{index_m.source}"
+    smi_failed = min((m for m in r.mentions if m.kind == extract_driver.SMI_FAILED), key=lambda m: m.line, default=None)
+    if smi_failed is not None:
+        environment[SMI_FAILED_KEY] = smi_failed.value
     no_runtime = get(extract_driver.L4T_RUN_NO_RUNTIME)
     if no_runtime is not None:
         environment[L4T_NO_RUNTIME_KEY] = f"{no_runtime.value}|{no_runtime.source}"

@@ -16,6 +16,7 @@ from envguard.findings import Evidence, Finding
 from envguard.knowledge import Matrices
 from envguard.knowledge.torch import TorchRelease, TorchVariant, wheel_platform
 from envguard.snapshot import (
+    CudaToolkit,
     DriverInfo,
     FrameworkBuild,
     GpuInfo,
@@ -27,8 +28,8 @@ from envguard.snapshot import (
 
 __all__ = [
     "CORE_FRAMEWORKS", "Pin", "Rule", "applicable_requirements", "build_evidence", "cuda_builds", "driver_evidence",
-    "ev", "gpu_cc", "gpu_evidence", "marker_environment", "pip_install_torch", "platform_of", "series", "system_of",
-    "torch_variant", "version",
+    "ev", "gpu_cc", "gpu_evidence", "marker_environment", "newest_toolkit", "pip_install_torch", "platform_of",
+    "series", "system_of", "torch_variant", "version",
 ]
 
 #: Frameworks whose builds target an accelerator (companions such as torchvision are judged separately).
@@ -82,6 +83,12 @@ def interpreter_source(snapshot: Snapshot, what: str) -> str:
     """Where a fact of the target interpreter came from: "target interpreter distributions" for a probed one,
     the report for a pasted report (which has no interpreter envguard could look at)."""
     return snapshot.origin if snapshot.from_report else f"target interpreter {what}"
+
+
+def newest_toolkit(snapshot: Snapshot) -> tuple[Version, CudaToolkit] | None:
+    """The newest CUDA toolkit the snapshot names whose version parses, with its parsed version."""
+    toolkits = [(v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None]
+    return max(toolkits, key=lambda pair: pair[0]) if toolkits else None
 
 
 def ev(fact: str, value: object, source: str) -> Evidence:

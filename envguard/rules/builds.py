@@ -147,7 +147,7 @@ class PythonRule:
                     "python-unsupported", Severity.WARNING,
                     f"Python {python.version} is experimental for {build.name} {series(build.version)}: its wheels "
                     f"exist, but the release supports {release.python}.",
-                    (ev("python", python.version, python.executable), build_evidence(build),
+                    (ev("python", python.version, python.executable or python.source), build_evidence(build),
                      ev("supported", f"{release.python} ({experimental} experimental)",
                         f"{build.name}.toml {release.version}")),
                     f"use a Python matching {release.python} for the tested combination, or a {build.name} "
@@ -159,7 +159,7 @@ class PythonRule:
                 "python-unsupported", Severity.ERROR,
                 f"Python {python.version} is outside what {build.name} {series(build.version)} supports "
                 f"({release.python}).",
-                (ev("python", python.version, python.executable), build_evidence(build),
+                (ev("python", python.version, python.executable or python.source), build_evidence(build),
                  ev("supported", str(release.python), f"{build.name}.toml {release.version}")),
                 f"use a Python matching {release.python} (e.g. `uv venv --python "
                 f"{_suggest_python(str(release.python))}`), or a {build.name} release that supports "
@@ -204,7 +204,7 @@ def _compile_finding(
         "python-unsupported", Severity.WARNING,
         f"torch.compile does not run on Python {python.version} with {build.name} {series_} (its Dynamo "
         f"accepts Python {spec}); eager code runs, torch.compile raises.",
-        (ev("python", python.version, python.executable), build_evidence(build),
+        (ev("python", python.version, python.executable or python.source), build_evidence(build),
          ev("torch.compile supports", f"Python {spec}", f"torch.toml {series_} compile_python")),
         f"for torch.compile use a Python matching {spec} (e.g. `uv venv --python {_suggest_python(str(spec))}`), "
         "or a newer torch release",

@@ -64,8 +64,12 @@ class JetsonBuildRule:
         if board is None or (board.jetpack is not None and _major(board.jetpack) >= 7):
             return
         for build in snapshot.frameworks:
+            # NOTE: the CPU build must be explicit: a "+cpu" tag, or CUDA unavailable for a build nothing shows to be
+            # NVIDIA's (a plain aarch64 version in an NVIDIA image may be its Jetson build)
+            said_cpu = "+cpu" in build.version or (build.index != "nvidia-jetson" and isinstance(
+                build.runtime, RuntimeReport) and build.runtime.gpu_available is False)
             if build.name in ("torch", "tensorflow") and build.accelerator == "cpu" and not snapshot.gpu_list() \
-                    and build.version != "?":
+                    and build.version != "?" and said_cpu:
                 # NOTE: the cpu-only rule judges a CPU build against the GPUs a report names; a Jetson known only
                 # by its release or image names none, and its integrated GPU is there all the same.
                 yield Finding("cpu-only-build", Severity.ERROR,
@@ -197,13 +201,17 @@ class L4tWithoutRuntimeRule:
         if not said or not snapshot.from_report:
             return
         release, _, source = said.partition("|")
+        release, _, missing = release.partition("+")
         if _major(release) != 32:
             return
+        # NOTE: an error only when the report also says the libraries are not there; alone, the daemon's
+        # default runtime (daemon.json) may be nvidia
         yield Finding(
-            "cuda-libs-missing", Severity.ERROR,
+            "cuda-libs-missing", Severity.ERROR if missing else Severity.WARNING,
             f"The L4T r{release} container (JetPack 4) is started without the NVIDIA container runtime: JetPack 4's "
             "l4t images carry no CUDA, cuDNN or TensorRT of their own, the NVIDIA runtime mounts them from the "
-            "Jetson host, so without it they are missing in the container.",
+            "Jetson host, so without it (unless the Docker daemon's default runtime is nvidia) they are missing in "
+            "the container" + (", as the report shows." if missing else "."),
             (ev("container", f"L4T r{release} image, no --runtime nvidia", source or "report"),),
             "docker run --runtime nvidia ... (for docker build and docker compose set \"default-runtime\": "
             "\"nvidia\" in /etc/docker/daemon.json and restart docker)",

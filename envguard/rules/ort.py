@@ -1,26 +1,37 @@
 """ONNX Runtime's GPU package against the CUDA and cuDNN a report names (onnxruntime.toml).
 
 onnxruntime-gpu on the default package index is built for one CUDA major and one cuDNN major per release (1.19+:
-CUDA 12 and cuDNN 9; 1.15-1.18: CUDA 11.8 and cuDNN 8): "ONNX Runtime built with cuDNN 8.x is not compatible with
-cuDNN 9.x, and vice versa", and CUDA minor-version compatibility spans one major only. A report that names the
-release and a cuDNN or CUDA of another major shows why the CUDA provider does not load: an error when the report
-shows the provider failing (its load failure or its "Failed to create CUDAExecutionProvider"), else a warning
-(ONNX Runtime 1.19+ can load torch's CUDA and cuDNN instead, onnxruntime.preload_dlls()). A plain ``onnxruntime``
-(the CPU package's name) counts only when the report shows its CUDA provider failing: the report is then about a
-GPU build. Report mode only: a probed environment's ORT may use the pip CUDA wheels the probe does not pair.
+CUDA 12 and cuDNN 9; 1.15-1.18: CUDA 11.8 and cuDNN 8, with CUDA 12 builds published under the same numbers for
+1.17 and 1.18): "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN 9.x, and vice versa", and CUDA
+minor-version compatibility spans one CUDA 11+ major (before CUDA 11 the runtime's soname carries the minor, so
+the toolkit is not judged for those rows). When the report shows ONNX Runtime's own "Require cuDNN X.* and CUDA
+Y.*", those majors are the build's. A report whose cuDNN or CUDA matches none of the release's builds shows why
+the CUDA provider does not load: an error when the report shows the provider failing (its load failure or its
+"Failed to create CUDAExecutionProvider"), else a warning (ONNX Runtime 1.19+ can load torch's CUDA and cuDNN
+instead, onnxruntime.preload_dlls()). A plain ``onnxruntime`` (the CPU package's name) counts only when the report
+shows its CUDA provider failing: the report is then about a GPU build. Report mode only: a probed environment's
+ORT may use the pip CUDA wheels the probe does not pair.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import ev, version
+from envguard.rules.base import ev, interpreter_source, newest_toolkit, version
 from envguard.snapshot import Distribution, Snapshot, Unavailable
+
+if TYPE_CHECKING:
+    # NOTE: the catalogue loads only for reports with error lines (check's probe mode never imports it)
+    from envguard.knowledge.errors import SignatureMatch
 
 #: The catalogue rows of the CUDA provider failing to load or to be created.
 _PROVIDER_FAILED = ("ort-cuda-provider-not-loaded", "ort-cuda-provider-requirements")
+#: ONNX Runtime's own statement of its build's majors.
+_REQUIRE = re.compile(r"Require cuDNN (\d{1,2})\.\* and CUDA (\d{1,2})\.\*")
 
 
 class OrtGpuRule:
@@ -34,46 +45,63 @@ class OrtGpuRule:
         if not snapshot.from_report or isinstance(snapshot.packages, Unavailable) \
                 or not any(d.name in ("onnxruntime-gpu", "onnxruntime") for d in snapshot.packages):
             return
-        failed = next((m for m in matrices.errors.match(snapshot.observed_errors)
-                       if m.signature.id in _PROVIDER_FAILED), None) if snapshot.observed_errors else None
+        matches = [m for m in matrices.errors.match(snapshot.observed_errors)
+                   if m.signature.id in _PROVIDER_FAILED] if snapshot.observed_errors else []
+        failed: SignatureMatch | None = matches[0] if matches else None
         ort = _ort(snapshot.packages, gpu_shown=failed is not None)
         if ort is None:
             return
-        build = matrices.onnxruntime.gpu_build(ort.version)
-        if build is None:
+        stated = next((found for m in matches if (found := _REQUIRE.search(m.line))), None)
+        row = matrices.onnxruntime.gpu_build(ort.version)
+        builds: tuple[tuple[int, int], ...]
+        if stated is not None:
+            builds = ((int(stated.group(2)), int(stated.group(1))),)
+            where, source = "ONNX Runtime's own message", row.prov.source if row else ""
+        elif row is not None:
+            builds, where, source = row.builds(), "onnxruntime.toml (CUDA Execution Provider requirements)", \
+                row.prov.source
+        else:
             return
         severity = Severity.ERROR if failed is not None else Severity.WARNING
         shown = (ev("CUDA provider", failed.line[:160], snapshot.origin),) if failed is not None else ()
-        ort_ev = ev(ort.name, f"{ort.version} (CUDA {build.cuda}, cuDNN {build.cudnn_major}.x)",
-                    "onnxruntime.toml (CUDA Execution Provider requirements)")
+        named = ", ".join(f"CUDA {c}.x / cuDNN {d}.x" for c, d in builds)
+        ort_ev = (ev(ort.name, ort.version, interpreter_source(snapshot, "distributions")),
+                  ev(f"{ort.name} {ort.version} builds", named, where))
         cudnn = snapshot.cudnn[0] if not isinstance(snapshot.cudnn, Unavailable) and snapshot.cudnn else None
-        have = version(cudnn.version) if cudnn is not None else None
-        if cudnn is not None and have is not None and have.major != build.cudnn_major:
+        have_cudnn = version(cudnn.version) if cudnn is not None else None
+        newest = newest_toolkit(snapshot)
+        have_cuda = newest[0] if newest is not None else None
+        # NOTE: a build matches when the report's known facts fit it; before CUDA 11 the toolkit's minor matters too
+        def fits(build: tuple[int, int]) -> bool:
+            cuda_ok = have_cuda is None or build[0] < 11 or have_cuda.major == build[0]
+            return cuda_ok and (have_cudnn is None or have_cudnn.major == build[1])
+        if any(fits(b) for b in builds):
+            return
+        cuda_major, cudnn_major = builds[0]
+        if cudnn is not None and have_cudnn is not None and all(have_cudnn.major != b[1] for b in builds):
             yield Finding(
                 "cudnn-mismatch", severity,
-                f"{ort.name} {ort.version} is built with cuDNN {build.cudnn_major}.x, and the report's cuDNN is "
-                f"{cudnn.version}: ONNX Runtime built with one cuDNN major does not work with another, so its CUDA "
-                "provider cannot load" + (" (the report shows it failing)." if failed is not None else "."),
-                (ort_ev, ev("cuDNN", cudnn.version, cudnn.source), *shown),
-                f"install cuDNN {build.cudnn_major}.x for CUDA {build.cuda_major} on the loader path (PATH on "
-                f"Windows), or pin an onnxruntime-gpu release built with cuDNN {have.major}",
-                build.prov.source, ort.name,
+                f"{ort.name} {ort.version} is built with {named}, and the report's cuDNN is {cudnn.version}: ONNX "
+                "Runtime built with one cuDNN major does not work with another, so its CUDA provider cannot load"
+                + (" (the report shows it failing)." if failed is not None else "."),
+                (*ort_ev, ev("cuDNN", cudnn.version, cudnn.source), *shown),
+                f"install cuDNN {cudnn_major}.x for CUDA {cuda_major} on the loader path (PATH on Windows), or "
+                f"pin an onnxruntime-gpu release built with cuDNN {have_cudnn.major}",
+                source, ort.name,
             )
-        toolkits = [(v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None]
-        if toolkits:
-            newest, toolkit = max(toolkits, key=lambda pair: pair[0])
-            if newest.major != build.cuda_major:
-                yield Finding(
-                    "cuda-libs-missing", severity,
-                    f"{ort.name} {ort.version} is built with CUDA {build.cuda}, and the report's CUDA is "
-                    f"{toolkit.version}: CUDA {build.cuda_major}'s runtime libraries (cudart, cuBLAS) it loads are "
-                    "not those of another major" + (" (the report shows its CUDA provider failing)."
-                                                    if failed is not None else "."),
-                    (ort_ev, ev("CUDA", toolkit.version, toolkit.source), *shown),
-                    f"install the CUDA {build.cuda_major}.x runtime (and cuDNN {build.cudnn_major}.x) on the loader "
-                    f"path, or pin an onnxruntime-gpu release built for CUDA {newest.major}",
-                    build.prov.source, ort.name,
-                )
+        if newest is not None and have_cuda is not None and all(b[0] >= 11 and have_cuda.major != b[0]
+                                                                for b in builds):
+            toolkit = newest[1]
+            yield Finding(
+                "cuda-libs-missing", severity,
+                f"{ort.name} {ort.version} is built with {named}, and the report's CUDA is {toolkit.version}: the "
+                f"CUDA {cuda_major} runtime libraries (cudart, cuBLAS) it loads are not those of another major"
+                + (" (the report shows its CUDA provider failing)." if failed is not None else "."),
+                (*ort_ev, ev("CUDA", toolkit.version, toolkit.source), *shown),
+                f"install the CUDA {cuda_major}.x runtime (and cuDNN {cudnn_major}.x) on the loader path, or pin an "
+                f"onnxruntime-gpu release built for CUDA {have_cuda.major}",
+                source, ort.name,
+            )
 
 
 def _ort(packages: tuple[Distribution, ...], *, gpu_shown: bool) -> Distribution | None:

@@ -14,7 +14,7 @@ from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
-from envguard.snapshot import Snapshot, Unavailable
+from envguard.snapshot import SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
 
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
@@ -150,6 +150,12 @@ class SignatureRule:
                 # for CUDA there is the program's choice, not an install to replace (zai-org/ChatGLM-6B#549 on an M1)
                 severity = Severity.WARNING
                 evidence.append(Evidence("platform", "macOS (no CUDA builds exist)", snapshot.host.source))
+            if sig.id in _NO_DISTRIBUTION and severity is Severity.ERROR and \
+                    (unknown := _unknown_torch_index(snapshot, matrices)) is not None:
+                # NOTE: pip looked at a PyTorch index of a CUDA variant no release was built for (cu131): the index
+                # holds no torch at all, whatever the Python (visualbruno/ComfyUI-Trellis2#131)
+                severity = Severity.WARNING
+                evidence.append(unknown)
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -158,6 +164,14 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(working)
             code, cause, check = sig.code, sig.cause, sig.check
+            if sig.id == _PTX_VERSION and (jit := next((x for x in (match.line, *snapshot.observed_errors)
+                                                        if _DRIVER_JIT.search(x)), None)) is not None:
+                # NOTE: the driver's own PTX JIT ("ptxas application ptx input", inside cuLinkAdd*/cuModuleLoad*):
+                # the driver is older than the CUDA that wrote the PTX (hashcat/hashcat#2694: "you update cuda but
+                # not the driver"; heavyai/heavydb#617, hashcat/hashcat#4728)
+                code, severity, cause = "driver-too-old", Severity.ERROR, _DRIVER_JIT_CAUSE
+                check = _DRIVER_JIT_CHECK
+                evidence.append(Evidence("driver's PTX JIT", jit[:160], snapshot.origin))
             if sig.id == FORWARD_COMPAT and snapshot.host.container:
                 # NOTE: in a container the newer user-mode driver is the image's cuda-compat libcuda: the image's CUDA
                 # is newer than the host driver, which forward compatibility cannot bridge on this GPU.
@@ -182,16 +196,55 @@ _FORWARD_COMPAT_CONTAINER_FIX = (
     "host driver, or use an image built for a CUDA the host driver supports.")
 
 
+#: ptxas refusing a PTX ISA newer than it knows; the driver's JIT is the one compiling when the input is the
+#: application's PTX handed to it (cuLinkAddData / cuLinkAddFile / cuModuleLoadData).
+_PTX_VERSION = "ptxas-unsupported-ptx-version"
+_DRIVER_JIT = re.compile(r"ptxas application ptx input|\bcuLinkAdd(?:Data|File)(?:_v2)?\b|\bcuModuleLoadData(?:Ex)?\b")
+_DRIVER_JIT_CAUSE = ("The driver's PTX JIT compiler (its ptxas, fed the application's PTX through cuLinkAdd*/"
+                     "cuModuleLoad*) accepts PTX ISA versions up to its own ('current version'): the program's PTX was "
+                     "written by a newer CUDA toolkit than the driver supports, so the driver is too old for it.")
+_DRIVER_JIT_CHECK = ("nvidia-smi's 'CUDA Version' is the newest CUDA the driver JIT-compiles for: upgrade the driver "
+                     "to one of the CUDA that built the program (PTX 9.3 = CUDA 13.3, 7.0 = CUDA 11.0), or use a "
+                     "build of the program made with the driver's CUDA.")
+
+
+#: pip finding no release of the framework at all.
+_NO_DISTRIBUTION = frozenset({"pip-no-distribution-for-framework"})
+
+
+def _unknown_torch_index(snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """The PyTorch cuXXX index the report's pip command names, when no torch release has that variant and it is
+    not newer than every variant the matrices know (None otherwise)."""
+    raw = snapshot.environment.get(TORCH_INDEX_KEY, "")
+    tag, _, source = raw.partition("|")
+    if not tag[2:].isdigit():
+        return None
+    known = {v.tag for r in matrices.torch.releases for v in r.variants if v.tag.startswith("cu")}
+    newest = max((int(t[2:]) for t in known if t[2:].isdigit()), default=0)
+    if tag in known or int(tag[2:]) > newest:
+        return None
+    return Evidence("PyTorch index", f"{tag}: no torch release has a {tag} variant (envguard matrix torch)",
+                    source or snapshot.origin)
+
+
 #: nvidia-smi failing to reach the driver.
 _DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
 
 
+_REPORT_LINE = re.compile(r"report line (\d{1,7})")
+
+
 def _smi_worked(snapshot: Snapshot) -> Evidence | None:
-    """nvidia-smi's own table or header elsewhere in the report, naming the driver (None when there is none)."""
+    """nvidia-smi's own table or header after the line where it failed, naming the driver (None when there is none,
+    or when the table comes first: then the failure is the later state)."""
     driver = snapshot.driver
     if isinstance(driver, Unavailable) or not driver.version or "nvidia-smi" not in driver.source:
         return None
-    return Evidence("nvidia-smi answered in the same report", f"driver {driver.version}", driver.source)
+    table = _REPORT_LINE.search(driver.source)
+    failed = snapshot.environment.get(SMI_FAILED_KEY, "")
+    if table is None or not failed.isdigit() or int(table.group(1)) < int(failed):
+        return None
+    return Evidence("nvidia-smi answered later in the same report", f"driver {driver.version}", driver.source)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:

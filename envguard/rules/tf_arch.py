@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
-from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, platform_of, version
+from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, newest_toolkit, platform_of, version
 from envguard.rules.driver import tf_wheel_cuda
 from envguard.snapshot import Snapshot
 
@@ -89,10 +89,10 @@ class ReportedToolkitArchRule:
         """One arch-unsupported warning per GPU newer than the report's newest toolkit."""
         if not snapshot.from_report or any(b.accelerator == "cuda" for b in snapshot.frameworks):
             return
-        toolkits = [(v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None]
-        if not toolkits:
+        newest = newest_toolkit(snapshot)
+        if newest is None:
             return
-        have, toolkit = max(toolkits, key=lambda pair: pair[0])
+        have, toolkit = newest
         for gpu in snapshot.gpu_list():
             cc, cc_source = gpu_cc(gpu, matrices)
             row = matrices.gpu_arch.arch(cc) if cc else None
