@@ -7,6 +7,7 @@ from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices, load_matrices
 from envguard.reports import parse_environments
 from envguard.rules import run_rules
+from envguard.snapshot import Snapshot
 
 
 def findings(text: str, matrices: Matrices | None = None) -> list[Finding]:
@@ -35,3 +36,9 @@ def worst_severity(text: str, matrices: Matrices | None = None) -> dict[str, Sev
     for f in findings(text, matrices):
         out[f.code] = max(out.get(f.code, f.severity), f.severity)
     return out
+
+
+def first_snapshot(text: str, matrices: Matrices | None = None) -> Snapshot:
+    """The snapshot of the first environment ``text`` describes."""
+    m = matrices if matrices is not None else load_matrices()
+    return parse_environments(text, "report", m)[0].snapshot

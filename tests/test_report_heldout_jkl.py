@@ -11,12 +11,13 @@ from envguard.knowledge import load_matrices
 from envguard.reports import parse_environments
 from envguard.rules import run_rules
 from envguard.snapshot import Snapshot
+from tests.reports import first_snapshot
 
 MATRICES = load_matrices()
 
 
 def _read(text: str) -> Snapshot:
-    return parse_environments(text, "report", MATRICES)[0].snapshot
+    return first_snapshot(text, MATRICES)
 
 
 def _errors(text: str) -> set[str]:

@@ -8,15 +8,14 @@ import pytest
 
 from envguard.findings import Severity
 from envguard.knowledge import load_matrices
-from envguard.reports import parse_environments
 from envguard.snapshot import Snapshot, Unavailable
-from tests.reports import worst_severity
+from tests.reports import first_snapshot, worst_severity
 
 MATRICES = load_matrices()
 
 
 def _read(text: str) -> Snapshot:
-    return parse_environments(text, "report", MATRICES)[0].snapshot
+    return first_snapshot(text, MATRICES)
 
 
 def _findings(text: str) -> dict[str, Severity]:

@@ -196,9 +196,10 @@ def docker_runs(lines: list[str], offset: int) -> Iterator[Mention]:
     """A Jetson (L4T) image started by ``docker run`` without the NVIDIA runtime: the command joined across its
     backslash continuations (at most 12 lines); the value is the image's L4T release, with "+missing" when the
     report also says the CUDA libraries are not there. Nothing when the report sets the daemon's default runtime."""
-    if not any("docker" in line for line in lines) or any(_DEFAULT_RUNTIME.search(line) for line in lines):
+    if not any("docker" in line for line in lines):
         return
-    missing = "+missing" if any(_LIBS_ABSENT.search(line) for line in lines if len(line) <= 2000) else ""
+    # NOTE: the whole-report scans run only once a run of an L4T image without the runtime is found
+    missing: str | None = None
     for i, line in enumerate(lines):
         if "docker" not in line or len(line) > 2000:
             continue
@@ -211,6 +212,10 @@ def docker_runs(lines: list[str], offset: int) -> Iterator[Mention]:
             command = command.rstrip()[:-1] + " " + lines[j]
         image = _L4T_IMAGE.search(command)
         if image is not None and not _GPU_OPTION.search(command[:image.start()]):
+            if missing is None:
+                if any(_DEFAULT_RUNTIME.search(x) for x in lines):
+                    return
+                missing = "+missing" if any(_LIBS_ABSENT.search(x) for x in lines if len(x) <= 2000) else ""
             yield Mention(L4T_RUN_NO_RUNTIME, image.group(2) + missing, offset + i + 1, MESSAGE,
                           f"docker run {image.group(0)} without --runtime nvidia")
 

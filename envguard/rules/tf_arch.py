@@ -15,19 +15,37 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
 
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, newest_toolkit, platform_of, version
 from envguard.rules.driver import tf_wheel_cuda
-from envguard.snapshot import Snapshot
+from envguard.snapshot import GpuInfo, Snapshot
+
+if TYPE_CHECKING:
+    from envguard.knowledge.gpu_arch import ArchRow
 
 #: A kernel that could not be loaded or launched (tensorflow#99592, #101746): the PTX path failed too.
 JIT_FAILED = re.compile(r"CUDA_ERROR_INVALID_PTX|CUDA_ERROR_INVALID_HANDLE|CUDA_ERROR_NO_BINARY_FOR_GPU")
 #: TensorFlow's nvcc wrapper: every capability as SASS plus its PTX.
 TF_WRAPPER = ("https://github.com/tensorflow/tensorflow/blob/r1.15/third_party/gpus/crosstool/clang/bin/"
               "crosstool_wrapper_driver_is_not_gcc.tpl")
+
+
+def _newer_than_toolkit(gpu: GpuInfo, have: Version, matrices: Matrices) -> tuple[str, str, ArchRow, Version] | None:
+    """The GPU's compute capability, its source, its gpu-arch row and the first toolkit that compiles for it, when
+    that toolkit is newer than ``have``; None otherwise (or when any is unknown). NOTE: this exact architecture's
+    first toolkit, not its major's (see GpuArchMatrix.first_cuda_of_major)."""
+    cc, cc_source = gpu_cc(gpu, matrices)
+    row = matrices.gpu_arch.arch(cc) if cc else None
+    first = row.first_cuda if row is not None else None
+    if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+        return None
+    return cc, cc_source, row, first
 
 
 class TfToolkitArchRule:
@@ -49,12 +67,10 @@ class TfToolkitArchRule:
             if ArchRule._arch_list(build, matrices, platform_of(snapshot)) is not None:
                 continue  # a known arch list is ArchRule's to judge
             for gpu in gpus:
-                cc, cc_source = gpu_cc(gpu, matrices)
-                row = matrices.gpu_arch.arch(cc) if cc else None
-                # NOTE: this exact architecture's first toolkit, not its major's (see GpuArchMatrix.first_cuda_of_major)
-                first = row.first_cuda if row is not None else None
-                if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+                beyond = _newer_than_toolkit(gpu, have, matrices)
+                if beyond is None:
                     continue
+                cc, cc_source, row, first = beyond
                 label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
                 yield Finding(
                     "arch-unsupported", Severity.WARNING if failed is None else Severity.ERROR,
@@ -94,11 +110,10 @@ class ReportedToolkitArchRule:
             return
         have, toolkit = newest
         for gpu in snapshot.gpu_list():
-            cc, cc_source = gpu_cc(gpu, matrices)
-            row = matrices.gpu_arch.arch(cc) if cc else None
-            first = row.first_cuda if row is not None else None
-            if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+            beyond = _newer_than_toolkit(gpu, have, matrices)
+            if beyond is None:
                 continue
+            cc, cc_source, row, first = beyond
             yield Finding(
                 "arch-unsupported", Severity.WARNING,
                 f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than CUDA {toolkit.version}, the "
