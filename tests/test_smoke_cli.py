@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from pathlib import Path
@@ -74,6 +75,24 @@ def _marked(token: str) -> list[int]:
     return pids
 
 
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def _payloads(token: str) -> list[int]:
+    """The marked processes running the smoke payload: the case process and its forked DataLoader workers."""
+    return [pid for pid in _marked(token) if "envguard_smoke_payload" in _cmdline(pid)]
+
+
+def _process_table(token: str) -> str:
+    """What is running with ``token`` (for a failure message: which stage the suite was stuck in)."""
+    return "; ".join(f"{pid}: {_cmdline(pid)[:120]}" for pid in _marked(token)) or "nothing"
+
+
 @needs_torch
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupt_kills_every_case_process_and_exits_128_plus_signal(tmp_path: Path, sig: signal.Signals) -> None:
@@ -81,28 +100,42 @@ def test_an_interrupt_kills_every_case_process_and_exits_128_plus_signal(tmp_pat
     token = f"ENVGUARD_TEST_TOKEN=interrupt-{os.getpid()}-{sig.value}"
     junit = tmp_path / "smoke.xml"
     env = dict(os.environ, ENVGUARD_SMOKE_INJECT="workerhang:dataloader", ENVGUARD_TEST_TOKEN=token.split("=")[1])
+    # NOTE: stderr goes to a file, not a pipe nobody reads while the test waits (a full pipe would stall envguard).
+    stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 - closed in the finally
     proc = subprocess.Popen(
         (sys.executable, "-m", "envguard", "smoke", "--python", str(TORCH_PYTHON), "--level", "1", "--device", "cpu",
          "--only", "dataloader", "--junit", str(junit)),
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        env=env, stdout=subprocess.DEVNULL, stderr=stderr, text=True, start_new_session=True)
+
+    def err_text() -> str:
+        stderr.seek(0)
+        return stderr.read()
+
     try:
-        deadline = time.monotonic() + 90
-        # envguard, the payload and at least one DataLoader worker (hung in its first item)
-        while len(_marked(token)) < 3 and time.monotonic() < deadline:
+        # NOTE: the payload and at least one of its DataLoader workers (each hangs in its first item), named by
+        # their command line: envguard's watchdog and probes carry the token too, so a count alone can be met
+        # before any worker runs. A loaded CI machine may take long to get there; only the wait is generous.
+        deadline = time.monotonic() + 240
+        while len(_payloads(token)) < 2 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.3)
-        assert len(_marked(token)) >= 3, "the DataLoader workers never started"
+        if proc.poll() is not None:
+            pytest.fail(f"envguard smoke ended (exit {proc.returncode}) before its DataLoader workers hung: "
+                        f"{err_text()[-2000:]}")
+        assert len(_payloads(token)) >= 2, f"the DataLoader workers never started; running: {_process_table(token)}"
         time.sleep(1.0)
         os.killpg(proc.pid, sig)
-        _out, err = proc.communicate(timeout=30)
+        proc.wait(timeout=60)
+        err = err_text()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+        stderr.close()
     assert proc.returncode == 128 + sig.value, err  # 130 for Ctrl-C, 143 for SIGTERM
     assert "envguard: interrupted" in err and "Traceback" not in err
     deadline = time.monotonic() + 10
     while _marked(token) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _marked(token) == [], "a case process or DataLoader worker outlived envguard"
+    assert _marked(token) == [], f"a case process or DataLoader worker outlived envguard: {_process_table(token)}"
     assert list(tmp_path.iterdir()) == [], "no partial files"
 
 
