@@ -55,7 +55,10 @@ _DASH_LINE_BARE = re.compile(r"^\s{0,8}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,
 _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
-                        r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti|[1-5]0[5-9]0)\b", re.IGNORECASE)
+                        r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti|[1-5]0[5-9]0|"
+                        # NOTE: the rest of gpu-arch.toml's [[gpu]] names (tests/test_report_extract checks that
+                        # every name there is a GPU word): Blackwell B/GB parts, GB10 (DGX Spark), H20, L20, A16, A2
+                        r"gb\d{2,3}|b[123]00|h20|l20|a16|a2)\b", re.IGNORECASE)
 #: Placeholders, not values: collect_env prints "No CUDA" for the GPU, driver and cuDNN fields when CUDA is not
 #: available (torch/utils/collect_env.py), and "Could not collect" when a probe failed.
 _NOT_A_VALUE = ("n/a", "none", "could not collect", "unknown", "-", "", "no", "na", "not installed", "no cuda")
@@ -578,6 +581,9 @@ _HEDGE = re.compile(
 )
 #: Characters around a version in which a hedge word takes the fact back ("Python 3.10 has no wheels").
 _HEDGE_WINDOW = 32
+#: Where a clause ends inside a sentence: a hedge beyond it is about another clause ("the runtime reports PyTorch
+#: 2.9.1+cpu, and the web UI shows no CUDA support": the "no" does not take the version back).
+_CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so)\b|;|\s(?:but|whereas)\s", re.IGNORECASE)
 def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
@@ -643,7 +649,7 @@ def stated_cc(found: re.Match[str] | None) -> str:
 _P_GPU = re.compile(
     r"(?<![#/._\\-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)(?:\s{0,2}|-)(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
-    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
+    r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{2,3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
     r"(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
     r"|(?i:tesla|nvidia)\s{1,2}(?i:[AHBLTVKP]\d{1,3})(?![\w.])"
@@ -674,8 +680,13 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("cudnn_compiled", needed_zh.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
         for sentence in sentences(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:
-                window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
-                return _HEDGE.search(window) is None
+                before = sentence[max(0, found.start() - _HEDGE_WINDOW):found.start()]
+                after = sentence[found.end():found.end() + _HEDGE_WINDOW]
+                cut = _CLAUSE_END.search(after)
+                after = after[:cut.start()] if cut else after
+                cuts = list(_CLAUSE_END.finditer(before))
+                before = before[cuts[-1].end():] if cuts else before
+                return _HEDGE.search(before + sentence[found.start():found.end()] + after) is None
 
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
                                 (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),

@@ -195,8 +195,9 @@ def _system(os_text: str, platform_text: str, wheel_platform: str) -> str | None
         return "win32"
     if re.search(r"macos|mac os|darwin|os x|macosx|\bmac\s{0,2}1\d(?:\.\d{1,2})?\b", text):
         return "darwin"
-    if re.search(r"linux|ubuntu|debian|centos|rhel|red hat|fedora|rocky|almalinux|arch|suse|amazon|manylinux|wsl",
-                 text):
+    # NOTE: DGX OS is NVIDIA's Ubuntu-based OS for DGX systems (DGX Spark included)
+    if re.search(r"linux|ubuntu|debian|centos|rhel|red hat|fedora|rocky|almalinux|arch|suse|amazon|manylinux|wsl"
+                 r"|dgx os", text):
         return "linux"
     return None
 
@@ -269,6 +270,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     if runtime is None and not named_frameworks:
         # NOTE: "CUDA 11.4 installed" in a sentence is the system's CUDA only when no framework build is named
         # (next to one, a CUDA in prose is as likely the build's); then it is shown, never judged against a build.
+        runtime = get("cuda_text")
+    elif runtime is None and _tf_template_cuda(r):
+        # NOTE: TensorFlow's issue template asks for the CUDA installed ("CUDA/cuDNN version:"), and a TensorFlow
+        # before 2.14 loads the system's: the field is the toolkit when TensorFlow is the only framework named.
         runtime = get("cuda_text")
     if runtime:
         version = re.match(r"(\d+)\.(\d+)", runtime.value)
@@ -517,6 +522,17 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
             cuda, accel = text.value, "cuda"
     return replace(build, version=version, accelerator=accel, cuda=cuda if accel in ("cuda", "rocm") else None,
                    source=source)
+
+
+def _tf_template_cuda(r: Resolved) -> bool:
+    """Whether the report's CUDA is a template field and TensorFlow the only framework it names."""
+    text = r.get("cuda_text")
+    if text is None or text.tier < FIELD or not text.how.startswith("field"):
+        return False
+    kinds = {m.kind for m in r.mentions}
+    keys = {m.key for m in r.mentions if m.kind == "package"}
+    return bool(kinds & {"tf", "tf_prose", "tf_message"}) and not kinds & {"torch", "torch_prose", "torch_message"} \
+        and not keys & {"torch", "pytorch", "jaxlib", "paddlepaddle", "paddlepaddle-gpu"}
 
 
 def _pypi_default(version: str, matrices: Matrices | None) -> tuple[str, str] | None:

@@ -201,6 +201,7 @@ class SystemLibrariesRule:
                 and release.cudnn.startswith(cudnn + "."):
             cudnn = release.cudnn  # build_info says only "9"; the tested configuration says "9.3"
         libs = snapshot.libraries
+        yield from _cusolver_soname(snapshot, tf, cuda, system, release.prov.source if release else None)
         for family, needed in (("cudart", cuda), ("cudnn", cudnn)):
             nv = version(needed)
             if nv is None:
@@ -247,6 +248,54 @@ class SystemLibrariesRule:
                         f"'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
                         release.prov.source if release else None, "tensorflow",
                     )
+
+
+#: Within CUDA 11 one library changed its soname: CUDA 11.0 ships cuSOLVER 10.5 (libcusolver.so.10, cusolver64_10.dll),
+#: CUDA 11.1 and later cuSOLVER 11 (libcusolver.so.11). NVIDIA's component versions: version_11.0.2.json lists
+#: "libcusolver" 10.5.0.218; the CUDA 11.2 release notes list cuSOLVER 11.1.0.135; the nvidia channel's libcusolver for
+#: cuda-11.3.0 is 11.1.1.58. So a TensorFlow built with CUDA 11.2 (2.5-2.11) asks for libcusolver.so.11, which a CUDA
+#: 11.0 toolkit lacks, and TensorFlow 2.4 (CUDA 11.0) asks for libcusolver.so.10, which CUDA 11.1+ lacks
+#: (tensorflow#43947, #45263, #44777).
+CUSOLVER_SONAME_SOURCE = ("https://developer.download.nvidia.com/compute/cuda/repos/ubuntu1804/sbsa/"
+                          "version_11.0.2.json ; "
+                          "https://docs.nvidia.com/cuda/archive/11.2.1/cuda-toolkit-release-notes/index.html ; "
+                          "https://anaconda.org/nvidia/libcusolver/labels ; https://github.com/tensorflow/tensorflow/issues/43947")
+
+
+def cusolver_major(cuda: Version) -> int | None:
+    """The libcusolver soname major of CUDA 11.x (10 in 11.0, 11 from 11.1); None outside CUDA 11."""
+    if cuda.major != MINOR_VERSIONED_RUNTIME_BEFORE:
+        return None
+    return 10 if cuda.minor == 0 else 11
+
+
+def _cusolver_soname(snapshot: Snapshot, tf: FrameworkBuild, needed: str | None, system: str,
+                     reference: str | None) -> Iterator[Finding]:
+    """A report's CUDA 11 toolkit whose cuSOLVER soname is not the one the TensorFlow build loads."""
+    nv = version(needed)
+    toolkits = snapshot.toolkit_list()
+    # NOTE: in a container TensorFlow loads the image's CUDA, not the toolkit a report names for its host
+    if not snapshot.from_report or nv is None or len(toolkits) != 1 or snapshot.host.container is not None \
+            or any(lib.name == "cusolver" for lib in snapshot.libraries):
+        return
+    have = version(toolkits[0].version)
+    want, got = cusolver_major(nv), cusolver_major(have) if have is not None else None
+    if want is None or got is None or want == got:
+        return
+    name = f"cusolver64_{want}.dll" if system == "windows" else f"libcusolver.so.{want}"
+    yield Finding(
+        "cuda-libs-missing", Severity.ERROR,
+        f"TensorFlow {tf.version} was built with CUDA {needed} and loads {name}, but the CUDA "
+        f"{toolkits[0].version} toolkit the report names ships cuSOLVER {got} "
+        f"({f'cusolver64_{got}.dll' if system == 'windows' else f'libcusolver.so.{got}'}): the CUDA runtime "
+        "loads, the solver library does not, so TensorFlow skips the GPU.",
+        (build_evidence(tf), ev("CUDA toolkit", toolkits[0].version, toolkits[0].source),
+         ev("cuSOLVER soname", "libcusolver.so.10 in CUDA 11.0, libcusolver.so.11 from CUDA 11.1",
+            CUSOLVER_SONAME_SOURCE)),
+        f"install the CUDA {needed} toolkit the build was tested with (or a TensorFlow built for CUDA "
+        f"{toolkits[0].version}) and put its lib64 folder on LD_LIBRARY_PATH",
+        reference, "tensorflow",
+    )
 
 
 #: Before CUDA 11 the runtime's soname / DLL carries the minor (libcudart.so.10.1, cudart64_101.dll): a build for

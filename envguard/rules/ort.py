@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: The catalogue rows of the CUDA provider failing to load or to be created.
 _PROVIDER_FAILED = ("ort-cuda-provider-not-loaded", "ort-cuda-provider-requirements")
+#: The CUDA provider's shared object on Linux, named in the loader's failure to load it.
+_PROVIDER_SO = "libonnxruntime_providers_cuda.so"
 #: ONNX Runtime's own statement of its build's majors.
 _REQUIRE = re.compile(r"Require cuDNN (\d{1,2})\.\* and CUDA (\d{1,2})\.\*")
 
@@ -45,8 +47,13 @@ class OrtGpuRule:
         if not snapshot.from_report or isinstance(snapshot.packages, Unavailable) \
                 or not any(d.name in ("onnxruntime-gpu", "onnxruntime") for d in snapshot.packages):
             return
+        # NOTE: on Linux the provider's load failure is the loader's own line ("Failed to load library
+        # libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot open shared object file"), which the
+        # catalogue reads as a missing library: it shows the provider failing too.
         matches = [m for m in matrices.errors.match(snapshot.observed_errors)
-                   if m.signature.id in _PROVIDER_FAILED] if snapshot.observed_errors else []
+                   if m.signature.id in _PROVIDER_FAILED
+                   or (m.signature.code == "cuda-libs-missing" and _PROVIDER_SO in m.line)] \
+            if snapshot.observed_errors else []
         failed: SignatureMatch | None = matches[0] if matches else None
         ort = _ort(snapshot.packages, gpu_shown=failed is not None)
         if ort is None:
@@ -77,8 +84,11 @@ class OrtGpuRule:
             return cuda_ok and (have_cudnn is None or have_cudnn.major == build[1])
         if any(fits(b) for b in builds):
             return
-        cuda_major, cudnn_major = builds[0]
-        if cudnn is not None and have_cudnn is not None and all(have_cudnn.major != b[1] for b in builds):
+        # NOTE: the builds the report's CUDA fits decide which cuDNN it needs (1.18.1: CUDA 11 + cuDNN 8 or CUDA 12 +
+        # cuDNN 9, so CUDA 12 with cuDNN 8 lacks cuDNN 9); only when the CUDA fits none is the CUDA the fault.
+        cuda_fits = [b for b in builds if have_cuda is None or b[0] < 11 or have_cuda.major == b[0]]
+        cuda_major, cudnn_major = (cuda_fits or builds)[0]
+        if cudnn is not None and have_cudnn is not None and all(have_cudnn.major != b[1] for b in cuda_fits or builds):
             yield Finding(
                 "cudnn-mismatch", severity,
                 f"{ort.name} {ort.version} is built with {named}, and the report's cuDNN is {cudnn.version}: ONNX "
@@ -89,8 +99,7 @@ class OrtGpuRule:
                 f"pin an onnxruntime-gpu release built with cuDNN {have_cudnn.major}",
                 source, ort.name,
             )
-        if newest is not None and have_cuda is not None and all(b[0] >= 11 and have_cuda.major != b[0]
-                                                                for b in builds):
+        if newest is not None and have_cuda is not None and not cuda_fits and all(b[0] >= 11 for b in builds):
             toolkit = newest[1]
             yield Finding(
                 "cuda-libs-missing", severity,

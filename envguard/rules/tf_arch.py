@@ -24,7 +24,7 @@ from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, newest_toolkit, platform_of, version
 from envguard.rules.driver import tf_wheel_cuda
-from envguard.snapshot import GpuInfo, Snapshot
+from envguard.snapshot import CudaToolkit, GpuInfo, Snapshot
 
 if TYPE_CHECKING:
     from envguard.knowledge.gpu_arch import ArchRow
@@ -112,6 +112,7 @@ class ReportedToolkitArchRule:
         for gpu in snapshot.gpu_list():
             beyond = _newer_than_toolkit(gpu, have, matrices)
             if beyond is None:
+                yield from self._older_than_toolkit(gpu, have, toolkit, matrices)
                 continue
             cc, cc_source, row, first = beyond
             yield Finding(
@@ -125,3 +126,24 @@ class ReportedToolkitArchRule:
                 f"use CUDA {first} or newer (and framework builds made with it) for compute capability {cc}",
                 row.prov.source, "CUDA toolkit",
             )
+
+    @staticmethod
+    def _older_than_toolkit(gpu: GpuInfo, have: Version, toolkit: CudaToolkit, matrices: Matrices) -> Iterator[Finding]:
+        """A GPU whose architecture the toolkit no longer compiles for (CUDA 13.0 dropped Maxwell, Pascal, Volta:
+        gpu-arch.toml last_cuda): code built with it has no kernels for the GPU, and no PTX it can JIT (its oldest
+        PTX is of a newer capability). A warning: the report names the toolkit, not that its code is what runs."""
+        cc, cc_source = gpu_cc(gpu, matrices)
+        row = matrices.gpu_arch.arch(cc) if cc else None
+        last = row.last_cuda if row is not None else None
+        if cc is None or row is None or last is None or (have.major, have.minor) <= (last.major, last.minor):
+            return
+        yield Finding(
+            "arch-unsupported", Severity.WARNING,
+            f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is older than CUDA {toolkit.version} supports, "
+            f"the toolkit the report names (the last toolkit that compiles for {cc} is CUDA {last}): code built "
+            "with it has no kernels for this GPU and no PTX it can JIT-compile.",
+            (gpu_evidence(gpu, cc, cc_source), ev("CUDA toolkit", toolkit.version, toolkit.source),
+             ev("last toolkit for the GPU", f"CUDA {last}", f"gpu-arch.toml {cc} last_cuda")),
+            f"use CUDA {last} or older (and framework builds made with it) for compute capability {cc}",
+            row.prov.source, "CUDA toolkit",
+        )

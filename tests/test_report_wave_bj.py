@@ -1,0 +1,138 @@
+"""Held-out sets BJ-BO (issue 14, stop 24): what their first contact taught, each on a real report's text (the
+public source above each). GPU names the catalogue of GPUs knows are GPU names in a template field (GB10); a hedge
+word past the end of a clause does not take a version back; ONNX Runtime 1.18.1's CUDA 12 build is a cuDNN 9 build,
+and the loader's failure to open libonnxruntime_providers_cuda.so shows the provider failing; TensorFlow's template
+CUDA field is the toolkit when TensorFlow is the only framework named, and CUDA 11.0's cuSOLVER soname (10, 11 from
+CUDA 11.1) decides whether a CUDA 11 build loads; a toolkit newer than a GPU's last one warns; DGX OS is Linux."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envguard.findings import Severity
+from envguard.knowledge._base import _toml
+from envguard.reports.extract import _GPU_WORDS
+from envguard.snapshot import Unavailable
+from tests.reports import findings, first_snapshot, worst_severity
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_gpu_the_arch_table_names_is_a_gpu_word_in_a_field() -> None:
+    table = _toml().loads((ROOT / "matrices" / "gpu-arch.toml").read_text(encoding="utf-8"))
+    assert [g["name"] for g in table["gpu"] if not _GPU_WORDS.search(g["name"])] == []
+
+
+# transformerlab/transformerlab-app (DGX Spark: "GPU detected during install, but runtime uses torch+cpu")
+DGX_SPARK = """## Environment
+
+* Hardware: DGX Spark
+* GPU: NVIDIA GB10
+* OS: DGX OS
+
+On a DGX Spark (NVIDIA GB10), the installer detects the NVIDIA GPU and installs CUDA 12.8.1, but when starting the app \
+the runtime reports **PyTorch `2.9.1+cpu`**, and the web UI shows **no CUDA support** and **0 VRAM**.
+"""
+
+
+def test_a_cpu_torch_on_a_dgx_spark_is_an_error() -> None:
+    snap = first_snapshot(DGX_SPARK)
+    assert [g.name for g in snap.gpu_list()] == ["NVIDIA GB10"]
+    assert snap.host.system == "Linux"
+    torch = snap.framework("torch")
+    assert torch is not None and torch.version == "2.9.1+cpu" and torch.accelerator == "cpu"
+    assert worst_severity(DGX_SPARK)["cpu-only-build"] is Severity.ERROR
+
+
+@pytest.mark.parametrize(("text", "torch"), [
+    ("the runtime reports PyTorch 2.9.1+cpu, and the web UI shows no CUDA support", "2.9.1+cpu"),
+    ("I use torch 2.3.1; but it does not find the GPU", "2.3.1"),
+    ("we do not have torch 2.3.1 here, and the GPU is an RTX 3090", None),
+    ("the GPU is an RTX 3090, and torch 2.3.1 is not supported", None),
+])
+def test_a_hedge_counts_only_inside_its_clause(text: str, torch: str | None) -> None:
+    build = first_snapshot(text).framework("torch")
+    assert (build.version if build is not None else None) == torch
+
+
+def test_python_with_no_wheels_is_still_not_the_users_python() -> None:
+    snap = first_snapshot("Python 3.10 has no wheels for this release\nGPU: RTX 3090")
+    assert isinstance(snap.python, Unavailable)
+
+
+# microsoft/onnxruntime (optimum: "libcublasLt.so.11 ... then libcudnn.so.9"), with the cuDNN written out
+ORT_1181 = """my env is as follow:
+cuda 12.1
+cudnn 8.9
+onnxruntime-gpu 1.18.1
+`FAIL : Failed to load library libonnxruntime_providers_cuda.so with error: libcudnn.so.9: cannot open shared object \
+file: No such file or directory`
+"""
+
+
+def test_ort_1181_on_cuda12_needs_cudnn9() -> None:
+    errors = {f.code: f for f in findings(ORT_1181) if f.severity is Severity.ERROR}
+    assert "cudnn-mismatch" in errors and "cuDNN 9.x" in errors["cudnn-mismatch"].message
+    assert "(the report shows it failing)" in errors["cudnn-mismatch"].message
+
+
+def test_ort_1180_on_cuda12_with_cudnn8_is_fine() -> None:
+    text = ORT_1181.replace("1.18.1", "1.18.0").split("`FAIL")[0]
+    assert "cudnn-mismatch" not in worst_severity(text)
+
+
+# tensorflow/tensorflow ("Which cuda versions does tf-nightly 2.6 require?")
+TF26_CUDA110 = """**System information**
+- OS Platform and Distribution (e.g., Linux Ubuntu 16.04): Ubuntu 20.04
+- TensorFlow installed from (source or binary): binary
+- TensorFlow version: tf-nightly-2.6.0.dev20210402
+- Python version: 3.8.5
+- Installed using virtualenv? pip? conda?: pip
+- Nvidia Driver: 460.39
+- CUDA version: cuda 11.0.2
+- cudNN version: libcudnn8=8.1.1.33-1+cuda11.2
+- GPU model and memory: GeForce RTX 3090 24GB
+"""
+
+
+def test_tf_built_for_cuda112_on_a_cuda110_toolkit_lacks_libcusolver11() -> None:
+    snap = first_snapshot(TF26_CUDA110)
+    assert [t.version for t in snap.toolkit_list()] == ["11.0"]
+    missing = [f for f in findings(TF26_CUDA110) if f.code == "cuda-libs-missing"]
+    assert len(missing) == 1 and missing[0].severity is Severity.ERROR
+    assert "libcusolver.so.11" in missing[0].message and "libcusolver.so.10" in missing[0].message
+
+
+def test_tf24_on_cuda111_lacks_libcusolver10() -> None:
+    text = TF26_CUDA110.replace("tf-nightly-2.6.0.dev20210402", "2.4.1").replace("cuda 11.0.2", "11.1") \
+        .replace("libcudnn8=8.1.1.33-1+cuda11.2", "8.0.5")
+    missing = [f for f in findings(text) if f.code == "cuda-libs-missing"]
+    assert len(missing) == 1 and "libcusolver.so.10" in missing[0].message
+
+
+def test_tf_on_its_own_cuda_minor_is_fine() -> None:
+    text = TF26_CUDA110.replace("cuda 11.0.2", "11.2")
+    assert "cuda-libs-missing" not in worst_severity(text)
+
+
+def test_the_template_cuda_beside_torch_is_not_the_toolkit() -> None:
+    text = TF26_CUDA110 + "- PyTorch version: 1.8.1\n"
+    assert first_snapshot(text).toolkit_list() == ()
+
+
+def test_tf_in_a_container_is_not_judged_by_the_hosts_toolkit() -> None:
+    text = TF26_CUDA110 + "\nI run it with docker run --gpus all tensorflow/tensorflow:nightly-gpu\n"
+    assert not [f for f in findings(text) if f.code == "cuda-libs-missing" and "cusolver" in f.message]
+
+
+@pytest.mark.parametrize(("text", "warned"), [
+    ("I run CUDA 13.0 on a Tesla V100", True),   # CUDA 13.0 removed Volta (last 12.9)
+    ("I run CUDA 12.4 on a Tesla V100", False),
+    ("I run CUDA 12.4 on a Tesla K80", True),    # Kepler's last toolkit is 11.8
+])
+def test_a_toolkit_newer_than_the_gpus_last_one_warns(text: str, warned: bool) -> None:
+    found = [f for f in findings(text) if f.code == "arch-unsupported"]
+    assert bool(found) is warned
+    assert all(f.severity is Severity.WARNING and "last toolkit" in f.message for f in found)
