@@ -137,6 +137,15 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
     # NVIDIA/nvidia-docker#584 (nvidia-docker 1.0's own line) and Syllo/nvtop#95 (its title)
+    # pytorch/pytorch#103417, #123159 (torch.compile's Triton launcher links -lcuda)
+    ("/usr/bin/ld: cannot find -lcuda: No such file or directory", {"ld-cannot-find-lcuda": {}}),
+    ("skipping incompatible /usr/lib/i386-linux-gnu/libcuda.so when searching for -lcuda",
+     {"ld-cannot-find-lcuda": {}}),
+    # bghira/SimpleTuner#2079, NVIDIA/Isaac-GR00T#343 (torch's own import)
+    ("ImportError: libcusparseLt.so.0: cannot open shared object file: No such file or directory",
+     {"cuda-shared-object-missing": {"lib": "libcusparseLt.so.0"}}),
+    ("ImportError: libcudss.so.0: cannot open shared object file: No such file or directory",
+     {"cuda-shared-object-missing": {"lib": "libcudss.so.0"}}),
     ("nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch",
      {"nvml-driver-library-mismatch": {}}),
     ("Impossible to initialize nvidia nvml : Driver/library version mismatch", {"nvml-driver-library-mismatch": {}}),

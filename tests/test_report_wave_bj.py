@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from envguard.errors import SnapshotError
 from envguard.findings import Severity
 from envguard.knowledge._base import _toml
 from envguard.reports.extract import _GPU_WORDS
@@ -136,3 +137,30 @@ def test_a_toolkit_newer_than_the_gpus_last_one_warns(text: str, warned: bool) -
     found = [f for f in findings(text) if f.code == "arch-unsupported"]
     assert bool(found) is warned
     assert all(f.severity is Severity.WARNING and "last toolkit" in f.message for f in found)
+
+
+# pytorch/pytorch#103417 (torch.compile: "/usr/bin/ld: cannot find -lcuda" though CUDA is installed)
+COMPILE_LCUDA = """Torch model compile error "/usr/bin/ld: cannot find -lcuda" though cuda is installed via run file
+  File "/home/alex/.local/lib/python3.10/site-packages/torch/_inductor/debug.py", line 239, in inner
+/usr/bin/ld: cannot find -lcuda: No such file or directory
+collect2: error: ld returned 1 exit status
+"""
+
+
+def test_tritons_launcher_without_libcuda_so_is_a_missing_library() -> None:
+    found = [f for f in findings(COMPILE_LCUDA) if f.code == "cuda-libs-missing"]
+    assert found and found[0].severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(("text", "cuda"), [
+    # tensorflow/tensorflow (a template answer: "the cuda version of my laptop is 12.1")
+    ("the cuda version of my laptop is 12.1, but I can not find the correspond version", "12.1"),
+    ("The CUDA version on the server is 11.8", "11.8"),
+    ("the cuda version of my dreams is 12.9", None),
+])
+def test_a_version_said_of_the_machine_is_its_toolkit(text: str, cuda: str | None) -> None:
+    try:
+        toolkits = [t.version for t in first_snapshot(text).toolkit_list()]
+    except SnapshotError:
+        toolkits = []
+    assert toolkits == ([cuda] if cuda else [])

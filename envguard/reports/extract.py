@@ -588,9 +588,12 @@ def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
     "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", "cuda使用10.2", with a full-width colon or 为/是/使用 (bounded, so linear); a list's
-    "my python version - 3.9" (ultralytics/ultralytics#487). "CUDA/cuDNN version - 10.1" is not cuDNN's (the
+    "my python version - 3.9" (ultralytics/ultralytics#487); "the cuda version of my laptop is 12.1" (what it is on a
+    machine, not a wish: tensorflow/tensorflow's template answers). "CUDA/cuDNN version - 10.1" is not cuDNN's (the
     template's combined field; tensorflow/tensorflow#36776)."""
-    return re.compile(rf"(?<![A-Za-z0-9_])(?<![Cc][Uu][Dd][Aa]/)(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
+    return re.compile(rf"(?<![A-Za-z0-9_])(?<![Cc][Uu][Dd][Aa]/)(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}"
+                      rf"(?:(?:of|on|in)\s{{1,2}}(?:my|the|this|our)\s{{1,2}}(?:laptop|machine|system|computer|pc|server|"
+                      rf"environment|env|container|box|cluster|node)\s{{1,2}})?(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
                       rf"({number})\b", re.IGNORECASE)
 
 
