@@ -137,6 +137,9 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
     # NVIDIA/nvidia-docker#584 (nvidia-docker 1.0's own line) and Syllo/nvtop#95 (its title)
+    # MPI-Dortmund/tomotwin-cryoet#3 (mamba's solver; the driver update fixed it)
+    ("  - package cudatoolkit-11.6.0-habf752d_9 has constraint __cuda >=11.6.0 conflicting with __cuda-10.2-0",
+     {"conda-virtual-cuda-too-old": {"driver_cuda": "10.2"}}),
     # pytorch/pytorch#103417, #123159 (torch.compile's Triton launcher links -lcuda)
     ("/usr/bin/ld: cannot find -lcuda: No such file or directory", {"ld-cannot-find-lcuda": {}}),
     ("skipping incompatible /usr/lib/i386-linux-gnu/libcuda.so when searching for -lcuda",

@@ -164,3 +164,65 @@ def test_a_version_said_of_the_machine_is_its_toolkit(text: str, cuda: str | Non
     except SnapshotError:
         toolkits = []
     assert toolkits == ([cuda] if cuda else [])
+
+
+@pytest.mark.parametrize(("text", "cudnn", "cuda"), [
+    ("cuDNN version: 8902\nGPU: RTX 3090", "8.9.2", None),         # torch.backends.cudnn.version()'s integer
+    ("cudnn: 90100\nGPU: RTX 3090", "9.1.0", None),                # cuDNN 9's encoding
+    ("CUDA version: 11020\nGPU: RTX 3090", None, "11.2"),          # cudaRuntimeGetVersion's integer
+    # NVIDIA/caffe (NVCaffe's glog banner: "CuDNN version: 6021", "CUDA version: 8000")
+    ("I0404 10:13:38.892240 12760 caffe.cpp:456] CuDNN version: 6021\n"
+     "I0404 10:13:38.892246 12760 caffe.cpp:458] CUDA version: 8000", "6.0.21", "8.0"),
+])
+def test_integer_versions_in_fields_and_glog_lines(text: str, cudnn: str | None, cuda: str | None) -> None:
+    snap = first_snapshot(text)
+    read = [] if isinstance(snap.cudnn, Unavailable) else [c.version for c in snap.cudnn]
+    assert read == ([cudnn] if cudnn else [])
+    assert [t.version for t in snap.toolkit_list()] == ([cuda] if cuda else [])
+
+
+# prefix-dev/pixi ("Installing PyTorch from default conda command": pixi.toml and `pixi list | grep torch`)
+PIXI = """[system-requirements]
+cuda = "11"
+
+[dependencies]
+python = "3.12.*"
+pytorch-cuda = ">=11.4,<12"
+pytorch = ">=2.3.1,<2.4"
+```
+
+`pixi list | grep torch`:
+```
+libtorch           2.3.1       cpu_mkl_h0bb0d08_100       47.5 MiB   conda  libtorch-2.3.1-cpu_mkl_h0bb0d08_100.conda
+"""
+
+
+def test_a_pixi_listing_of_a_cpu_libtorch_asked_for_cuda_is_cpu_only() -> None:
+    torch = first_snapshot(PIXI).framework("torch")
+    assert torch is not None and torch.version == "2.3.1" and torch.accelerator == "cpu"
+    errors = [f for f in findings(PIXI) if f.severity is Severity.ERROR]
+    assert [f.code for f in errors] == ["cpu-only-build"] and "pytorch-cuda" in errors[0].message
+
+
+# MPI-Dortmund/tomotwin-cryoet#3 (mamba: the driver supported CUDA 10.2; updating it to 520.61 fixed it)
+MAMBA = """Encountered problems while solving:
+  - package cudatoolkit-11.6.0-habf752d_9 has constraint __cuda >=11.6.0 conflicting with __cuda-10.2-0
+"""
+
+
+def test_condas_virtual_cuda_below_the_toolkits_constraint_is_driver_too_old() -> None:
+    assert worst_severity(MAMBA)["driver-too-old"] is Severity.ERROR
+    assert first_snapshot(MAMBA).driver.cuda_driver_version == "10.2"  # type: ignore[union-attr]
+
+
+def test_conda_infos_virtual_cuda_is_the_drivers() -> None:
+    # conda/conda#12576 (conda info)
+    text = "       virtual packages : __archspec=1=x86_64\n                          __cuda=11.2=0\n"
+    assert first_snapshot(text).driver.cuda_driver_version == "11.2"  # type: ignore[union-attr]
+
+
+def test_a_title_cut_inside_the_nvjitlink_symbol_version_still_matches() -> None:
+    # infiniflow/ragflow#4466 (the issue title, cut by GitHub)
+    text = ("[Question]: ImportError: /home/u/.venv/lib/python3.12/site-packages/torch/lib/../../nvidia/cusparse/lib/"
+            "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitL")
+    assert worst_severity(text)["cuda-libs-missing"] is Severity.ERROR

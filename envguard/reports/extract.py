@@ -99,6 +99,10 @@ def _aligned(lines: list[str], offset: int) -> Iterator[Mention]:
             yield from _value(kind, value, offset + i + 1, TOOL, f"ultralytics checks: {key}")
 
 
+#: glog's line prefix (Caffe, TensorFlow's and Paddle's C++ logs): severity, date, time, thread, file:line and "]".
+_GLOG_PREFIX = re.compile(r"^\s{0,4}[IWEF]\d{4}\s{1,2}\d\d:\d\d:\d\d\.\d{1,6}\s{1,8}\d{1,8}\s{1,2}[\w.-]{1,60}:\d{1,6}\]\s{1,4}")
+
+
 def fields(lines: list[str], offset: int) -> Iterator[Mention]:
     """collect_env lines (TOOL) and template fields (FIELD), including collect_env's multi-line GPU/cuDNN lists
     and GitHub issue-form headers ("### TensorFlow version" followed by the value)."""
@@ -115,6 +119,10 @@ def fields(lines: list[str], offset: int) -> Iterator[Mention]:
                 if nxt and not _MD_HEADER.match(nxt):
                     yield from _value(kind, nxt.strip(), offset + i, FIELD, f"issue form: {header.group(1)}")
             continue
+        glog = _GLOG_PREFIX.match(line)
+        if glog:
+            # a glog line ("I0404 10:13:38.892243 12760 caffe.cpp:457] CUDA version: 8000"): its message is the line
+            line = line[glog.end():]
         match = _KEY_LINE.match(line)
         dashed = (_DASH_LINE.match(line) or _DASH_LINE_BARE.match(line)) if match is None else None
         match = match or dashed
@@ -183,6 +191,9 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
         found = re.search(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", value)
         if found:
             yield Mention("cudnn", found.group(0), line, tier, how)
+        elif re.fullmatch(r"\d{4,5}", value):
+            # torch.backends.cudnn.version()'s integer: 8902 -> 8.9.2, 90100 -> 9.1.0 (cudnn.h CUDNN_VERSION)
+            yield Mention("cudnn", parsers.decode_cudnn_int(int(value)) or "", line, tier, how)
     elif kind == "cuda_cudnn":
         labelled = {label.lower(): number for label, number in _LABELLED_VERSION.findall(value)}
         archive = _CUDNN_ARCHIVE.search(value)
@@ -213,6 +224,9 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
         elif re.fullmatch(r"\d{1,2}\.\d", value):
             yield Mention(kind, "true", line, tier, how)
             yield Mention("paddle_cuda", value, line, tier, how)
+    elif kind == "cuda_text" and re.fullmatch(r"\d{1,2}0\d0", value):
+        # CUDA's own integer (cudaRuntimeGetVersion, a CUDA_VERSION macro): 8000 -> 8.0, 11020 -> 11.2
+        yield Mention(kind, parsers.decode_cuda_driver_int(int(value)) or "", line, tier, how)
     elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
         found = re.search(_VERSION if kind in ("torch_field", "tf") else _V, value)
         if found:
@@ -238,6 +252,13 @@ _PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9
 _CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})"
                         r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
 _PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
+#: pixi list rows: name, version, build, size, kind ("conda" / "pypi") and the file: "libtorch  2.3.1
+#: cpu_mkl_h0bb0d08_100  47.5 MiB  conda  libtorch-2.3.1-cpu_mkl_h0bb0d08_100.conda" (pixi's own list command).
+_PIXI_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})\s{1,60}"
+                       r"\d[\d.]{0,8}\s{1,2}[KMG]i?B\s{1,60}(conda|pypi)\b")
+#: conda-forge's libtorch is the library its pytorch package wraps, built in the same variant and version
+#: ("libtorch 2.3.1 cpu_mkl_..." beside "pytorch 2.3.1 cpu_mkl_..."): in a conda listing it tells the build as well.
+_CONDA_TORCH_NAMES = ("pytorch", "libtorch")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
 _CONDA_CPU_BUILD = re.compile(r"(?:^|_)cpu(?:_|$)")
 #: A JSON object's "name": "version" line, as InvokeAI's "Python dependencies" issue-form answer lists its
@@ -295,6 +316,11 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
             if name == "pytorch":
                 yield from _pytorch_build_string(build, n, _CONDA_CPU_BUILD.search(build.lower()) is not None)
             continue
+        match = _PIXI_ROW.match(text)
+        if match and match.group(4) == "conda" and normalize_name(match.group(1)) in _CONDA_TORCH_NAMES:
+            yield Mention("package", match.group(2), n, TOOL, "pixi list", "pytorch")
+            yield from _pytorch_build_string(match.group(3), n, "cpu" in match.group(3).lower())
+            continue
         match = _CONDA_ROW.match(text)
         if match and match.group(1) == "python" and _CONDA_PYTHON.match(match.group(2)) and "==" not in text:
             # conda lists the interpreter itself ("python  3.9.13  haa1d7c7_1"): the environment's Python
@@ -330,6 +356,9 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
 _JAX_INFO = re.compile(r"^\s{0,4}(jax|jaxlib|numpy|python)\s{0,4}:\s{0,4}(\d[\w.+]{0,40})")
 
 
+_CONDA_VIRTUAL_CUDA = re.compile(r"^\s{0,40}(?:virtual packages\s{0,4}:\s{0,4})?__cuda=(\d{1,2}\.\d{1,2})=\w{1,8}\s*$")
+
+
 def tools(lines: list[str], offset: int) -> Iterator[Mention]:
     """nvidia-smi (table, -L, --query-gpu CSV, --version), nvcc --version, cudnn_version.h, /proc driver version,
     jax.print_environment_info()."""
@@ -347,6 +376,12 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
     if nvcc is not None:
         yield Mention("cuda_runtime", nvcc[1] or nvcc[0], _line_of(lines, "Cuda compilation tools", offset), TOOL,
                       "nvcc --version")
+    if "__cuda=" in text:
+        # conda info's "virtual packages : __cuda=11.2=0": the CUDA the installed driver supports, as conda detects it
+        for i, line in enumerate(lines):
+            virtual = _CONDA_VIRTUAL_CUDA.match(line)
+            if virtual:
+                yield Mention("driver_cuda", virtual.group(1), offset + i + 1, TOOL, "conda info: __cuda")
     for gpu in parsers.parse_nvidia_smi_list(text):
         yield Mention("gpu", gpu.name, _line_of(lines, gpu.name, offset), TOOL, "nvidia-smi -L")
     if "," in text:

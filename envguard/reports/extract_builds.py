@@ -102,6 +102,8 @@ _CONDA_PYTORCH = re.compile(r"(?<![\w-])pytorch\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{
 #: A CUDA package in a conda environment file's dependency list ("  - cudatoolkit=11.3", "- pytorch-cuda=12.1").
 _CONDA_ENV_CUDA = re.compile(r"^\s{0,8}-\s{1,4}((?:" + _CONDA_CUDA_PACKAGES + r")"
                              r"(?:\s{0,2}[=<>!~]{1,2}\s{0,2}[\w.*]{1,20})?)\s*$")
+#: The same in a pixi.toml's [dependencies] table ('pytorch-cuda = ">=11.4,<12"', 'cudatoolkit = "11.8.*"').
+_PIXI_CUDA = re.compile(r"^\s{0,8}(" + _CONDA_CUDA_PACKAGES + r')\s{0,4}=\s{0,4}"([^"\n]{1,40})"\s*$')
 _CONDA_TOOLKIT = re.compile(r"(?<![\w-])(?:cudatoolkit|pytorch-cuda)\s{0,2}={1,2}\s{0,2}(\d{1,2}\.\d{1,2})")
 #: The pytorch channel itself (its builds are the ones torch.toml's conda_channel rows describe).
 _PYTORCH_CHANNEL = re.compile(r"(?:-c|--channel)\s{1,4}pytorch(?![\w-])|(?<![\w-])pytorch::pytorch")
@@ -285,6 +287,9 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
     listed = _CONDA_ENV_CUDA.match(line)
     if listed:
         yield Mention(CUDA_REQUEST, listed.group(1).replace(" ", ""), n, MESSAGE, "conda environment file", "")
+    pixi = _PIXI_CUDA.match(line)
+    if pixi:
+        yield Mention(CUDA_REQUEST, f"{pixi.group(1)} {pixi.group(2)}", n, MESSAGE, "pixi dependencies", "")
     conda = _CONDA_CMD.search(line)
     if conda:
         args = conda.group(1)
