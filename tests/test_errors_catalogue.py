@@ -137,6 +137,23 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
     # NVIDIA/nvidia-docker#584 (nvidia-docker 1.0's own line) and Syllo/nvtop#95 (its title)
+    # pytorch/pytorch#17857 (pip fetching the placeholder sdist; the registry host written as <index> here)
+    ("  Using cached https://<index>/packages/f8/02/880b468bd382dc79896eaecbeb8ce95e9c4b99a24902874a2cef0b562cea/"
+     "torch-0.1.2.post2.tar.gz", {"torch-placeholder-sdist": {}}),
+    # pytorch/pytorch#51723 (a maintainer: unable to connect to the index), VideoLingo#251 (an HTTP-only proxy)
+    ("WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken"
+     " by 'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7ff99f4f7970>: Failed to "
+     "establish a new connection: [Errno -3] Temporary failure in name resolution')': /whl/torch_stable.html",
+     {"pip-index-unreachable": {}}),
+    ("WARNING: pip is configured with locations that require TLS/SSL, however the ssl module in Python is not "
+     "available.", {"pip-index-unreachable": {}}),
+    # ollama/ollama#12332 (a V100 and ollama's CUDA 13 runner), ggml-org/llama.cpp#15589 (the regression)
+    ("Cannot use ollama with CUDA 13.0 (ggml was not compiled with any CUDA arch <= 700)",
+     {"ggml-not-compiled-for-arch": {}}),
+    ("**common.cuh:112: ggml was not compiled with any CUDA arch <= 750**", {"ggml-not-compiled-for-arch": {}}),
+    # ollama/ollama#17841
+    ('msg="skipping CUDA device \u2014 compute capability not in compiled architectures"',
+     {"ollama-cc-not-in-compiled-archs": {}}),
     # MPI-Dortmund/tomotwin-cryoet#3 (mamba's solver; the driver update fixed it)
     ("  - package cudatoolkit-11.6.0-habf752d_9 has constraint __cuda >=11.6.0 conflicting with __cuda-10.2-0",
      {"conda-virtual-cuda-too-old": {"driver_cuda": "10.2"}}),

@@ -226,3 +226,42 @@ def test_a_title_cut_inside_the_nvjitlink_symbol_version_still_matches() -> None
     text = ("[Question]: ImportError: /home/u/.venv/lib/python3.12/site-packages/torch/lib/../../nvidia/cusparse/lib/"
             "libcusparse.so.12: undefined symbol: __nvJitLinkAddData_12_1, version libnvJitL")
     assert worst_severity(text)["cuda-libs-missing"] is Severity.ERROR
+
+
+# pytorch/pytorch#51723 (a maintainer: "Sounds like you're unable to connect to .../torch_stable.html")
+OFFLINE = """pip install torch==1.7.1+cu110 torchvision==0.8.2+cu110 torchaudio===0.7.2 -f https://download.pytorch.org/whl/torch_stable.html
+WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) after connection broken by \
+'NewConnectionError('<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7ff99f4f7970>: Failed to establish a \
+new connection: [Errno -3] Temporary failure in name resolution')': /whl/torch_stable.html
+ERROR: Could not find a version that satisfies the requirement torch==1.7.1+cu110 (from versions: none)
+ERROR: No matching distribution found for torch==1.7.1+cu110
+"""
+
+
+def test_pip_that_could_not_reach_the_index_does_not_blame_the_python() -> None:
+    found = [f for f in findings(OFFLINE) if f.code == "python-unsupported"]
+    assert found and all(f.severity is not Severity.ERROR for f in found)
+    assert any(e.fact == "pip could not reach an index" for f in found for e in f.evidence)
+    reachable = "\n".join(line for line in OFFLINE.splitlines() if "Retrying" not in line)
+    assert worst_severity(reachable)["python-unsupported"] is Severity.ERROR
+
+
+@pytest.mark.parametrize(("text", "gpus"), [
+    # facebookresearch/xformers ("on the free google colab with their T4 GPU")
+    ("This test was done on the free google colab with their T4 GPU using the 0.0.18 package on pip.", ["T4"]),
+    ("We ran it on an A2 with torch 2.1.0", []),   # a two-character name without "GPU" after it is not read
+])
+def test_a_two_character_gpu_name_needs_the_word_gpu(text: str, gpus: list[str]) -> None:
+    assert [g.name for g in first_snapshot(text).gpu_list()] == gpus
+
+
+def test_ggmls_missing_arch_is_an_error_when_it_is_a_named_gpus() -> None:
+    # ollama/ollama#12332 (ollama's CUDA 13 runner on a V100), with ggml's own device line
+    text = ("ggml_cuda_init: found 1 CUDA devices:\n"
+            "  Device 0: Tesla V100-PCIE-32GB, compute capability 7.0, VMM: yes\n"
+            "ggml was not compiled with any CUDA arch <= 700\n")
+    assert worst_severity(text)["arch-unsupported"] is Severity.ERROR
+    # llama.cpp#15589: the regression printed it on an A100 whose arch was compiled in: a warning
+    other = text.replace("Tesla V100-PCIE-32GB, compute capability 7.0",
+                         "NVIDIA A100-SXM4-80GB, compute capability 8.0")
+    assert worst_severity(other.replace("<= 700", "<= 750"))["arch-unsupported"] is Severity.WARNING

@@ -699,6 +699,8 @@ _P_GPU = re.compile(
 _P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
+#: "GPU" right after a name (what lets a two-character one such as T4 count).
+_GPU_AFTER = re.compile(r"\s{0,2}GPUs?\b")
 #: The words a Jetson module's name starts with in prose ("Jetson Orin", "AGX Xavier", "Orin Nano", "Xavier NX").
 _JETSON_WORDS = ("jetson", "agx", "orin", "xavier")
 
@@ -764,8 +766,10 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 digits = cu.group(1)
                 yield Mention("cuda_text", f"{digits[:-1]}.{digits[-1]}", n, PROSE, f"text (cu{digits})")
             gpu = _P_GPU.search(sentence)
+            # NOTE: a two-character name (T4, L4, A2) only when "GPU" follows it ("their T4 GPU"): alone it is as
+            # likely a grade, a size or a step
             if gpu and (re.search(r"\d", gpu.group(1)) or gpu.group(1).lower().startswith(_JETSON_WORDS)) \
-                    and len(gpu.group(1)) > 2 and stated(gpu):
+                    and (len(gpu.group(1)) > 2 or _GPU_AFTER.match(sentence, gpu.end())) and stated(gpu):
                 yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text", stated_cc(STATED_CC.match(sentence, gpu.end())))
 
 

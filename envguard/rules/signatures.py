@@ -41,8 +41,10 @@ _NO_SASS = frozenset({"tf-no-kernel-binaries-for-capability"})
 _FAMILY_FLOOR = frozenset({"flash-attn-requires-ampere"})
 #: torch's cpp_extension naming an arch it does not know: an error when that arch is a reported GPU's own capability
 #: (the GPU is newer than the torch release), not only a TORCH_CUDA_ARCH_LIST entry.
-_OWN_ARCH = frozenset({"torch-extension-unknown-arch"})
+_OWN_ARCH = frozenset({"torch-extension-unknown-arch", "ggml-not-compiled-for-arch"})
 _UNKNOWN_ARCH = re.compile(r"Unknown CUDA arch \((\d{1,2}\.\d)(?:\+PTX)?\)", re.IGNORECASE)
+#: ggml's arch written as its __CUDA_ARCH__ (700 = 7.0, 1200 = 12.0).
+_GGML_ARCH = re.compile(r"not compiled with any CUDA arch <= (\d{1,2})(\d)0\b")
 #: pip's session-wide list of releases skipped for their Requires-Python: an error when the release that the same
 #: report's "Could not find a version that satisfies the requirement <framework>==X" pins is itself in the list.
 _IGNORED_PYTHON = frozenset({"pip-ignored-requires-python"})
@@ -156,6 +158,12 @@ class SignatureRule:
                 # holds no torch at all, whatever the Python (visualbruno/ComfyUI-Trellis2#131)
                 severity = Severity.WARNING
                 evidence.append(unknown)
+            if sig.id in _PIP_NOT_FOUND and severity is Severity.ERROR and \
+                    (offline := next((m for m in matches if m.signature.id == _INDEX_UNREACHABLE), None)) is not None:
+                # NOTE: pip could not reach an index (a proxy, TLS, no ssl module): what it then could not find says
+                # nothing about the Python (pytorch#51723; an expired download.pytorch.org certificate, 2020)
+                severity = Severity.WARNING
+                evidence.append(Evidence("pip could not reach an index", _excerpt(offline), snapshot.origin))
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -227,6 +235,13 @@ def _unknown_torch_index(snapshot: Snapshot, matrices: Matrices) -> Evidence | N
                     source or snapshot.origin)
 
 
+#: pip reporting what it could not find (python-unsupported when the index was reachable).
+_PIP_NOT_FOUND = frozenset({"pip-no-distribution-for-framework", "pip-pinned-version-not-offered",
+                            "pip-torch-only-placeholder-releases"})
+#: pip failing to reach an index at all (not-environment: it only qualifies the lines above).
+_INDEX_UNREACHABLE = "pip-index-unreachable"
+
+
 #: nvidia-smi failing to reach the driver.
 _DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
 
@@ -276,11 +291,13 @@ def _below_family(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices)
 def _gpu_of_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
     """Evidence that the arch the message names is the compute capability of a GPU the report names."""
     found = _UNKNOWN_ARCH.search(match.line)
-    if found is None:
+    ggml = _GGML_ARCH.search(match.line) if found is None else None
+    named = found.group(1) if found is not None else f"{ggml.group(1)}.{ggml.group(2)}" if ggml is not None else None
+    if named is None:
         return None
     for gpu in snapshot.gpu_list():
         cc, where = gpu_cc(gpu, matrices)
-        if cc == found.group(1):
+        if cc == named:
             return Evidence(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}: the arch the message names",
                             where)
     return None
