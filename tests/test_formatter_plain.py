@@ -87,3 +87,14 @@ def test_plain_layout_is_riches_for_this_machine() -> None:
     text = plain_text(report, 0)
     assert text is not None
     assert text == TextFormatter(color=False, width=0).rich_text(report, 0)
+
+
+def test_a_value_that_ends_in_a_backslash_is_printed_as_it_is() -> None:
+    # microsoft/onnxruntime's Windows log, cut by the report after "D:\" (tests/data/reports/1803-...)
+    report = _a_report()
+    cut = Evidence("CUDA provider", "TryGetProviderInfo_CUDA] D:\\", "report line 1")
+    finding = dataclasses.replace(report.findings[0], evidence=(cut,))
+    odd = dataclasses.replace(report, findings=(finding,))
+    rich = TextFormatter(color=False, width=0).rich_text(odd, 1)
+    assert "TryGetProviderInfo_CUDA] D:\\  (report line 1)" in rich
+    assert "D:\\\\" not in rich

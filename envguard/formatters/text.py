@@ -54,7 +54,7 @@ class TextFormatter:
         table.add_column("value", overflow="fold")
         table.add_column("source", style="dim", overflow="fold", max_width=None if unwrapped else 34)
         for row in environment_rows(report.snapshot):
-            table.add_row(escape(row.label), escape(row.value), escape(row.source))
+            table.add_row(_text(row.label), _text(row.value), _text(row.source))
         console.print(table)
         if report.findings:
             console.print()
@@ -63,15 +63,15 @@ class TextFormatter:
             style = _STYLE[finding.severity]
             console.print()
             console.print(f"[{style}]{finding.severity.label.upper()}[/] [bold]{finding.code}[/]: "
-                          f"{escape(finding.message)}")
+                          f"{_text(finding.message)}")
             for item in finding.evidence:
-                console.print(f"    {escape(item.fact)}: {escape(item.value)}  [dim]({escape(item.source)})[/]")
+                console.print(f"    {_text(item.fact)}: {_text(item.value)}  [dim]({escape(item.source)})[/]")
             if finding.fix:
-                console.print(f"  [bold]fix:[/] {escape(finding.fix)}")
+                console.print(f"  [bold]fix:[/] {_text(finding.fix)}")
             if finding.source:
                 console.print(f"  [dim]source: {escape(finding.source)}[/]")
         for note in report.notes:
-            console.print(f"[yellow]note:[/] {escape(note)}")
+            console.print(f"[yellow]note:[/] {_text(note)}")
         if report.matrices:
             console.print()
             console.print(f"[dim]matrices: {escape(', '.join(report.matrices.values()))}[/]")
@@ -103,3 +103,14 @@ def plain_text(report: Report, exit_code: int) -> str | None:
     text = "\n".join(line.rstrip() for line in lines) + "\n"
     return text if set(text) <= _ONE_COLUMN | {"\n"} else None
 
+
+def _text(value: str) -> str:
+    r"""rich markup for text that no tag follows: rich's escape() doubles a trailing backslash (so that it cannot
+    escape the tag it expects next), which rich then prints as two (a Windows path cut after "D:\" shown as
+    "D:\\")."""
+    from rich.markup import escape
+
+    escaped = escape(value)
+    if value.endswith("\\") and not value.endswith("\\\\") and escaped.endswith("\\\\"):
+        return escaped[:-1]
+    return escaped
