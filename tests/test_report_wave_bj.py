@@ -265,3 +265,10 @@ def test_ggmls_missing_arch_is_an_error_when_it_is_a_named_gpus() -> None:
     other = text.replace("Tesla V100-PCIE-32GB, compute capability 7.0",
                          "NVIDIA A100-SXM4-80GB, compute capability 8.0")
     assert worst_severity(other.replace("<= 700", "<= 750"))["arch-unsupported"] is Severity.WARNING
+
+
+def test_an_extension_symbol_without_a_space_after_the_colon_is_still_a_companion() -> None:
+    # open-mmlab/mmdetection#3991 (mmcv 1.1.5 built against another torch than 1.4.0)
+    line = ("/home/ubuntu/miniconda3/envs/py37-cuda101/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-x86_64-linux-"
+            "gnu.so:undefined symbol: _ZN3c106Symbol14fromQualStringERKSs,how can I solve the problem?")
+    assert "companion-mismatch" in worst_severity(line)
