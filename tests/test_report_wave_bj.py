@@ -272,3 +272,8 @@ def test_an_extension_symbol_without_a_space_after_the_colon_is_still_a_companio
     line = ("/home/ubuntu/miniconda3/envs/py37-cuda101/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-x86_64-linux-"
             "gnu.so:undefined symbol: _ZN3c106Symbol14fromQualStringERKSs,how can I solve the problem?")
     assert "companion-mismatch" in worst_severity(line)
+
+
+def test_an_unreachable_index_says_so_in_the_finding_and_its_fix() -> None:
+    found = [f for f in findings(OFFLINE) if f.code == "python-unsupported"]
+    assert found and all("could not reach a package index" in f.message and "curl" in (f.fix or "") for f in found)

@@ -81,6 +81,7 @@ class SignatureRule:
             if sig.id in _PLATFORM_UNLESS_PYTHON and any(m.signature.code == "python-unsupported" for m in matches):
                 continue
             seen.add(sig.id)
+            unreachable = False
             line = _excerpt(match)
             severity = Severity.parse(sig.severity)
             evidence = [Evidence(SUBJECT, line, f"{snapshot.origin}, errors.toml {sig.id}")]
@@ -158,12 +159,13 @@ class SignatureRule:
                 # holds no torch at all, whatever the Python (visualbruno/ComfyUI-Trellis2#131)
                 severity = Severity.WARNING
                 evidence.append(unknown)
-            if sig.id in _PIP_NOT_FOUND and severity is Severity.ERROR and \
+            if sig.id in _PIP_NOT_FOUND and severity is not Severity.INFO and \
                     (offline := next((m for m in matches if m.signature.id == _INDEX_UNREACHABLE), None)) is not None:
                 # NOTE: pip could not reach an index (a proxy, TLS, no ssl module): what it then could not find says
                 # nothing about the Python (pytorch#51723; an expired download.pytorch.org certificate, 2020)
                 severity = Severity.WARNING
                 evidence.append(Evidence("pip could not reach an index", _excerpt(offline), snapshot.origin))
+                unreachable = True
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -172,6 +174,8 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(working)
             code, cause, check = sig.code, sig.cause, sig.check
+            if unreachable:
+                cause, check = _INDEX_CAUSE, _INDEX_CHECK
             if sig.id == _PTX_VERSION and (jit := next((x for x in (match.line, *snapshot.observed_errors)
                                                         if _DRIVER_JIT.search(x)), None)) is not None:
                 # NOTE: the driver's own PTX JIT ("ptxas application ptx input", inside cuLinkAdd*/cuModuleLoad*):
@@ -240,6 +244,12 @@ _PIP_NOT_FOUND = frozenset({"pip-no-distribution-for-framework", "pip-pinned-ver
                             "pip-torch-only-placeholder-releases"})
 #: pip failing to reach an index at all (not-environment: it only qualifies the lines above).
 _INDEX_UNREACHABLE = "pip-index-unreachable"
+_INDEX_CAUSE = ("pip could not reach a package index it was given (the report shows the connection, proxy or TLS "
+                "failure), so what it then could not find says nothing about the Python: the releases it lists are "
+                "only those of the indexes it did reach.")
+_INDEX_CHECK = ("Open the index URL from the same shell (curl -I URL): fix the proxy (http:// for an HTTP-only proxy), "
+                "the certificate store or the Python's ssl module, then retry the install; judge the Python only on "
+                "a run that reached every index.")
 
 
 #: nvidia-smi failing to reach the driver.
