@@ -56,7 +56,7 @@ _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
                         r"a10g?|a30|a40|k80|k40m?|p100|p40|geforce|jetson|orin|xavier|\d{4}\s?ti|[1-5]0[5-9]0|"
-                        # NOTE: the rest of gpu-arch.toml's [[gpu]] names (tests/test_report_extract checks that
+                        # NOTE: the rest of gpu-arch.toml's [[gpu]] names (tests/test_report_wave_bj checks that
                         # every name there is a GPU word): Blackwell B/GB parts, GB10 (DGX Spark), H20, L20, A16, A2
                         r"gb\d{2,3}|b[123]00|h20|l20|a16|a2)\b", re.IGNORECASE)
 #: Placeholders, not values: collect_env prints "No CUDA" for the GPU, driver and cuDNN fields when CUDA is not

@@ -263,9 +263,8 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     if runtime is None and len(prefixes) == 1:
         # NOTE: one /usr/local/cuda-X.Y named is the toolkit installed; several are several installs, none known used.
         runtime = next(iter(prefixes.values()))
-    named_frameworks = any(m.kind in ("torch", "torch_prose", "torch_message", "tf", "tf_prose", "tf_message")
-                           or (m.kind == "package" and m.key in ("torch", "pytorch", "tensorflow", "jaxlib",
-                                                                  "paddlepaddle", "paddlepaddle-gpu"))
+    named_frameworks = any(m.kind in _TORCH_KINDS | _TF_KINDS
+                           or (m.kind == "package" and m.key in _FRAMEWORK_PACKAGES | {"tensorflow"})
                            for m in r.mentions)
     if runtime is None and not named_frameworks:
         # NOTE: "CUDA 11.4 installed" in a sentence is the system's CUDA only when no framework build is named
@@ -524,6 +523,12 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
                    source=source)
 
 
+#: Mentions that name a torch or a TensorFlow build, and the packages of the other frameworks' builds.
+_TORCH_KINDS = frozenset({"torch", "torch_prose", "torch_message"})
+_TF_KINDS = frozenset({"tf", "tf_prose", "tf_message"})
+_FRAMEWORK_PACKAGES = frozenset({"torch", "pytorch", "jaxlib", "paddlepaddle", "paddlepaddle-gpu"})
+
+
 def _tf_template_cuda(r: Resolved) -> bool:
     """Whether the report's CUDA is a template field and TensorFlow the only framework it names."""
     text = r.get("cuda_text")
@@ -531,8 +536,7 @@ def _tf_template_cuda(r: Resolved) -> bool:
         return False
     kinds = {m.kind for m in r.mentions}
     keys = {m.key for m in r.mentions if m.kind == "package"}
-    return bool(kinds & {"tf", "tf_prose", "tf_message"}) and not kinds & {"torch", "torch_prose", "torch_message"} \
-        and not keys & {"torch", "pytorch", "jaxlib", "paddlepaddle", "paddlepaddle-gpu"}
+    return bool(kinds & _TF_KINDS) and not kinds & _TORCH_KINDS and not keys & _FRAMEWORK_PACKAGES
 
 
 def _pypi_default(version: str, matrices: Matrices | None) -> tuple[str, str] | None:

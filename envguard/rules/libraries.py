@@ -282,13 +282,12 @@ def _cusolver_soname(snapshot: Snapshot, tf: FrameworkBuild, needed: str | None,
     want, got = cusolver_major(nv), cusolver_major(have) if have is not None else None
     if want is None or got is None or want == got:
         return
-    name = f"cusolver64_{want}.dll" if system == "windows" else f"libcusolver.so.{want}"
     yield Finding(
         "cuda-libs-missing", Severity.ERROR,
-        f"TensorFlow {tf.version} was built with CUDA {needed} and loads {name}, but the CUDA "
-        f"{toolkits[0].version} toolkit the report names ships cuSOLVER {got} "
-        f"({f'cusolver64_{got}.dll' if system == 'windows' else f'libcusolver.so.{got}'}): the CUDA runtime "
-        "loads, the solver library does not, so TensorFlow skips the GPU.",
+        f"TensorFlow {tf.version} was built with CUDA {needed} and loads "
+        f"{runtime_file('cusolver', Version(str(want)), system)}, but the CUDA {toolkits[0].version} toolkit the "
+        f"report names ships cuSOLVER {got} ({runtime_file('cusolver', Version(str(got)), system)}): the CUDA "
+        "runtime loads, the solver library does not, so TensorFlow skips the GPU.",
         (build_evidence(tf), ev("CUDA toolkit", toolkits[0].version, toolkits[0].source),
          ev("cuSOLVER soname", "libcusolver.so.10 in CUDA 11.0, libcusolver.so.11 from CUDA 11.1",
             CUSOLVER_SONAME_SOURCE)),

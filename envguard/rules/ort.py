@@ -87,8 +87,9 @@ class OrtGpuRule:
         # NOTE: the builds the report's CUDA fits decide which cuDNN it needs (1.18.1: CUDA 11 + cuDNN 8 or CUDA 12 +
         # cuDNN 9, so CUDA 12 with cuDNN 8 lacks cuDNN 9); only when the CUDA fits none is the CUDA the fault.
         cuda_fits = [b for b in builds if have_cuda is None or b[0] < 11 or have_cuda.major == b[0]]
-        cuda_major, cudnn_major = (cuda_fits or builds)[0]
-        if cudnn is not None and have_cudnn is not None and all(have_cudnn.major != b[1] for b in cuda_fits or builds):
+        judged = cuda_fits or builds
+        cuda_major, cudnn_major = judged[0]
+        if cudnn is not None and have_cudnn is not None and all(have_cudnn.major != b[1] for b in judged):
             yield Finding(
                 "cudnn-mismatch", severity,
                 f"{ort.name} {ort.version} is built with {named}, and the report's cuDNN is {cudnn.version}: ONNX "

@@ -300,9 +300,7 @@ def _below_family(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices)
 
 def _gpu_of_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
     """Evidence that the arch the message names is the compute capability of a GPU the report names."""
-    found = _UNKNOWN_ARCH.search(match.line)
-    ggml = _GGML_ARCH.search(match.line) if found is None else None
-    named = found.group(1) if found is not None else f"{ggml.group(1)}.{ggml.group(2)}" if ggml is not None else None
+    named = _arch_named(match.line)
     if named is None:
         return None
     for gpu in snapshot.gpu_list():
@@ -311,6 +309,15 @@ def _gpu_of_arch(match: SignatureMatch, snapshot: Snapshot, matrices: Matrices) 
             return Evidence(f"GPU {gpu.index}", f"{gpu.name}, compute capability {cc}: the arch the message names",
                             where)
     return None
+
+
+def _arch_named(line: str) -> str | None:
+    """The compute capability a message names: torch's "Unknown CUDA arch (8.9)", ggml's "arch <= 700" (7.0)."""
+    found = _UNKNOWN_ARCH.search(line)
+    if found is not None:
+        return found.group(1)
+    ggml = _GGML_ARCH.search(line)
+    return f"{ggml.group(1)}.{ggml.group(2)}" if ggml is not None else None
 
 
 def _pinned_in_ignored(match: SignatureMatch, snapshot: Snapshot) -> Evidence | None:

@@ -36,16 +36,22 @@ TF_WRAPPER = ("https://github.com/tensorflow/tensorflow/blob/r1.15/third_party/g
               "crosstool_wrapper_driver_is_not_gcc.tpl")
 
 
+def _arch_of(gpu: GpuInfo, matrices: Matrices) -> tuple[str, str, ArchRow] | None:
+    """The GPU's compute capability, its source and its gpu-arch row; None when either is unknown."""
+    cc, cc_source = gpu_cc(gpu, matrices)
+    row = matrices.gpu_arch.arch(cc) if cc else None
+    return (cc, cc_source, row) if cc is not None and row is not None else None
+
+
 def _newer_than_toolkit(gpu: GpuInfo, have: Version, matrices: Matrices) -> tuple[str, str, ArchRow, Version] | None:
     """The GPU's compute capability, its source, its gpu-arch row and the first toolkit that compiles for it, when
     that toolkit is newer than ``have``; None otherwise (or when any is unknown). NOTE: this exact architecture's
     first toolkit, not its major's (see GpuArchMatrix.first_cuda_of_major)."""
-    cc, cc_source = gpu_cc(gpu, matrices)
-    row = matrices.gpu_arch.arch(cc) if cc else None
-    first = row.first_cuda if row is not None else None
-    if cc is None or row is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
+    arch = _arch_of(gpu, matrices)
+    first = arch[2].first_cuda if arch is not None else None
+    if arch is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
         return None
-    return cc, cc_source, row, first
+    return (*arch, first)
 
 
 class TfToolkitArchRule:
@@ -132,11 +138,11 @@ class ReportedToolkitArchRule:
         """A GPU whose architecture the toolkit no longer compiles for (CUDA 13.0 dropped Maxwell, Pascal, Volta:
         gpu-arch.toml last_cuda): code built with it has no kernels for the GPU, and no PTX it can JIT (its oldest
         PTX is of a newer capability). A warning: the report names the toolkit, not that its code is what runs."""
-        cc, cc_source = gpu_cc(gpu, matrices)
-        row = matrices.gpu_arch.arch(cc) if cc else None
-        last = row.last_cuda if row is not None else None
-        if cc is None or row is None or last is None or (have.major, have.minor) <= (last.major, last.minor):
+        arch = _arch_of(gpu, matrices)
+        last = arch[2].last_cuda if arch is not None else None
+        if arch is None or last is None or (have.major, have.minor) <= (last.major, last.minor):
             return
+        cc, cc_source, row = arch
         yield Finding(
             "arch-unsupported", Severity.WARNING,
             f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is older than CUDA {toolkit.version} supports, "
