@@ -6,7 +6,8 @@ What :func:`run` guarantees (issue 17):
   group (session); at the deadline the group is killed and the pipes are read for at most
   :data:`DRAIN_S` more, so a ``setsid`` grandchild that keeps stdout open cannot hold the call. A child that
   finished in time is never reported as timed out because this thread was slow to notice (another thread
-  parsing while holding the GIL): the verdict is "still running at the deadline".
+  parsing while holding the GIL): the verdict is "still running at the deadline". A child that closed both
+  pipes before exiting (coreutils do, in an atexit handler) is waited for until the deadline, not killed at EOF.
 - **bounded memory**: at most :data:`MAX_OUTPUT_BYTES` of each stream are kept (the rest is read and
   dropped, so the child never blocks on a full pipe); decoding happens after the clock stops.
 - **nothing left running**: on Linux every child gets ``PR_SET_PDEATHSIG`` (SIGKILL when envguard dies,
@@ -171,7 +172,7 @@ def run(
         with _LIVE_LOCK:
             _LIVE.discard(proc.pid)
             _tell_watchdog(f"-{proc.pid}")
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             proc.wait(timeout=DRAIN_S)  # killed: reaped at once
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
             if pipe is not None:
@@ -259,6 +260,15 @@ def _collect(
                     sel.unregister(fd)
                     continue
                 streams[fd].keep(chunk)
+    if exited_at is None:
+        # NOTE: both pipes closed while the child still runs: coreutils close stdout and stderr in an atexit
+        # handler, before they exit. Killing the group now would kill them with their status unset (an `rm`
+        # read as killed by SIGKILL); they are waited for until the deadline instead.
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc.pid)
     return streams[proc.stdout.fileno()].chunks, streams[proc.stderr.fileno()].chunks, timed_out
 
 

@@ -188,6 +188,28 @@ def test_setsid_grandchild_holding_stdout_does_not_hold_the_call(tmp_path: Path)
 
 
 @pytest.mark.slow
+def test_a_child_that_closes_its_pipes_before_exiting_is_waited_for_not_killed() -> None:
+    # coreutils (rm, cp) close stdout and stderr in an atexit handler, then exit: the pipes reach EOF while
+    # the child still runs. Killing its group at EOF read a clean `rm -f` as killed by SIGKILL (exit -9, seen
+    # on CI in test_lock_tamper, and one in three times here).
+    code = "import os, time; os.close(1); os.close(2); time.sleep(0.3); raise SystemExit(7)"
+    result = _subprocess.run((sys.executable, "-c", code), timeout=30)
+    assert (result.returncode, result.timed_out) == (7, False)
+    failed = [r.returncode for r in (_subprocess.run(("rm", "-f", "--", "/nonexistent/envguard-x"), timeout=30)
+                                     for _ in range(50)) if not r.ok]
+    assert not failed, failed
+
+
+@pytest.mark.slow
+def test_a_child_that_closed_its_pipes_still_obeys_the_timeout() -> None:
+    code = "import os, time; os.close(1); os.close(2); time.sleep(60)"
+    start = time.monotonic()
+    result = _subprocess.run((sys.executable, "-c", code), timeout=1.0)
+    assert result.timed_out
+    assert time.monotonic() - start < 3.0
+
+
+@pytest.mark.slow
 def test_output_is_bounded_in_bytes() -> None:
     code = "import sys; sys.stdout.write(' ' * (40 << 20)); sys.stdout.flush()"
     result = _subprocess.run((sys.executable, "-c", code), timeout=60)
