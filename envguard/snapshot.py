@@ -230,6 +230,9 @@ L4T_NO_RUNTIME_KEY = "L4T_RUN_WITHOUT_NVIDIA_RUNTIME"
 SMI_FAILED_KEY = "NVIDIA_SMI_FAILED_LINE"
 #: The PyTorch CUDA index a pip command names ("cu131|report line 4: pip install --index-url").
 TORCH_INDEX_KEY = "PIP_TORCH_INDEX"
+#: collect_env's "Is CUDA available: Yes" (torch.cuda.is_available() in the reported environment: its driver runs
+#: its torch's CUDA), as "Yes|report line 30: collect_env: Is CUDA available".
+TORCH_CUDA_AVAILABLE_KEY = "TORCH_CUDA_AVAILABLE"
 
 
 @dataclass(frozen=True, slots=True)

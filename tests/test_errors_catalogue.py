@@ -136,6 +136,14 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # Nobara-Project/rpm-sources#526 (a dkms module built from older sources than its firmware)
+    ("NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch:",
+     {"nvidia-gsp-firmware-version-mismatch": {}}),
+    # terrapkg/packages#11766 (a CUDA 12 cuDNN on a CUDA 13 stack), MahmoudAshraf97/whisper-diarization#307
+    ("> Invalid handle. Cannot load symbol cublasLtGetVersion",
+     {"cudnn-cannot-load-cublaslt-symbol": {"symbol": "cublasLtGetVersion"}}),
+    ("Invalid handle. Cannot load symbol cublasLtCreate",
+     {"cudnn-cannot-load-cublaslt-symbol": {"symbol": "cublasLtCreate"}}),
     # NVIDIA/nvidia-docker#584 (nvidia-docker 1.0's own line) and Syllo/nvtop#95 (its title)
     # pytorch/pytorch#17857 (pip fetching the placeholder sdist; the registry host written as <index> here)
     ("  Using cached https://<index>/packages/f8/02/880b468bd382dc79896eaecbeb8ce95e9c4b99a24902874a2cef0b562cea/"

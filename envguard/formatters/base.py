@@ -123,7 +123,9 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow("Frameworks", "none of torch, tensorflow, jax, paddle is installed in this "
                                "interpreter (inspect another with --python PATH)", "distributions"))
     for fw in snapshot.frameworks:
-        kinds = {"cuda": f"CUDA {fw.cuda}", "rocm": f"ROCm {fw.cuda}", "cpu": "CPU-only"}
+        # NOTE: a GPU build whose CUDA (or ROCm) version is not known says so, never "CUDA None"
+        kinds = {"cuda": f"CUDA {fw.cuda or 'build, version unknown'}",
+                 "rocm": f"ROCm {fw.cuda or 'build, version unknown'}", "cpu": "CPU-only"}
         build = kinds.get(fw.accelerator or "", "build unknown")
         if fw.accelerator == "cuda" and fw.cudnn:
             build += f", cuDNN {fw.cudnn}"

@@ -731,13 +731,16 @@ def _define(text: str, name: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def parse_cudnn_version_header(text: str) -> str | None:
+def parse_cudnn_version_header(text: str, *, patch_required: bool = True) -> str | None:
     """The cuDNN version "major.minor.patch" from the ``CUDNN_MAJOR/MINOR/PATCHLEVEL`` defines.
 
     Works on ``cudnn_version.h`` (cuDNN 8+), ``cudnn.h`` (cuDNN 7 and older) and on
-    ``grep CUDNN_MAJOR -A 2`` output. None unless all three are present.
+    ``grep CUDNN_MAJOR -A 2`` output. None unless all three are present; with ``patch_required=False``,
+    "major.minor" from ``grep CUDNN_MAJOR -A 1`` output, which people paste as often.
     """
     parts = [_define(text, name) for name in ("CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL")]
+    if not patch_required and parts[2] is None and parts[0] is not None and parts[1] is not None:
+        return f"{parts[0]}.{parts[1]}"
     if any(part is None for part in parts):
         return None
     return ".".join(str(part) for part in parts)

@@ -268,6 +268,10 @@ _JSON_DEPENDENCY = re.compile(r'^"([A-Za-z][A-Za-z0-9._-]{0,60})"\s{0,40}:\s{0,4
 _CONDA_PYTHON = re.compile(r"3\.\d{1,2}\.\d{1,3}$")
 
 
+#: The pytorch channel's CPU mutex packages (``conda install pytorch cpuonly -c pytorch``; "cpu-only" before 1.2).
+_CONDA_CPU_MUTEX = frozenset({"cpuonly", "cpu-only"})
+#: The pytorch channel's nightly package of 2018-2019 ("pytorch-nightly-1.2.0.dev20190805+cpu-py3.7_cpu_0"): a pytorch.
+_CONDA_NIGHTLY = frozenset({"pytorch-nightly"})
 #: conda's transaction listing: "  jaxlib   conda-forge/linux-64::jaxlib-0.4.4-cpu_py311h7146453_1".
 _CONDA_PLAN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,40}[\w.-]{1,60}(?:/[\w-]{1,30})?::([A-Za-z0-9._-]{1,60}?)-"
                          r"(\d[\w.+!]{0,40})-(\S{1,80})\s*$")
@@ -301,6 +305,14 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("package", match.group(2), n, TOOL, "pip freeze", normalize_name(match.group(1)))
             continue
         match = _CONDA_PLAN.match(text)
+        if match and normalize_name(match.group(1)) in _CONDA_CPU_MUTEX:
+            # NOTE: the pytorch channel's CPU mutex ("cpuonly", earlier "cpu-only") is what makes conda pick a CPU
+            # pytorch: in a transaction it says the pytorch installed is the CPU build
+            yield Mention("torch_cuda_none", match.group(1), n, TOOL, "conda transaction: CPU mutex package")
+            continue
+        if match and normalize_name(match.group(1)) in _CONDA_NIGHTLY:
+            match = _CONDA_PLAN.match(text.replace(match.group(1), "pytorch", 1).replace("::pytorch-nightly-",
+                                                                                         "::pytorch-", 1))
         if match and _INTERESTING.match(normalize_name(match.group(1))):
             name, build = normalize_name(match.group(1)), match.group(4)
             yield Mention("package", match.group(3), n, TOOL, "conda transaction", name)
@@ -396,7 +408,7 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
         yield Mention("driver", driver, _line_of(lines, driver, offset), TOOL, "nvidia-smi --version")
     if cuda:
         yield Mention("driver_cuda", cuda, _line_of(lines, "CUDA Version", offset), TOOL, "nvidia-smi --version")
-    cudnn = parsers.parse_cudnn_version_header(text)
+    cudnn = parsers.parse_cudnn_version_header(text, patch_required=False)
     if cudnn is not None:
         yield Mention("cudnn", cudnn, _line_of(lines, "CUDNN_MAJOR", offset), TOOL, "cudnn_version.h")
     proc = parsers.parse_proc_driver_version(text)
@@ -449,6 +461,11 @@ _NOT_INSTALLABLE = re.compile(r"Could not find a version that satisfies the requ
                               r"([A-Za-z][A-Za-z0-9._-]{0,60})\s{0,2}(?:==\s{0,2}(\d[\w.+!-]{0,40}))?")
 _ENV_LINE = re.compile(r"^\s{0,8}(?:export\s{1,4}|ENV\s{1,4}|-\s{0,4}|\"?)?([A-Z][A-Z0-9_]{2,40})\s{0,2}[=:]\s{0,2}\"?"
                        r"(\d[\w.+-]{0,40})\"?\s*$")
+#: The start-up banner of NVIDIA's CUDA images (nvidia/cuda, and images built on them): "== CUDA ==", then "CUDA
+#: Version 12.1.1" alone on its line, then "Container image Copyright (c) 2016-2023, NVIDIA CORPORATION" (its
+#: entrypoint's nvidia_entrypoint.sh): the image's CUDA toolkit. nvidia-smi's "CUDA Version: 12.2" has a colon.
+_CUDA_IMAGE_BANNER = re.compile(r"^\s{0,4}CUDA Version (\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s*$")
+_CUDA_IMAGE_MARK = re.compile(r"^\s{0,4}== CUDA ==|Container image Copyright \(c\) \d{4}-\d{4},? NVIDIA")
 #: A cell of a box-drawn KEY VALUE table: jetson-containers' build banner prints "│ L4T_VERSION   35.6.2  │
 #: JETPACK_VERSION  5.1.5 │" (dusty-nv/jetson-containers issues).
 _ENV_CELL = re.compile(r"^\s{0,4}([A-Z][A-Z0-9_]{2,40})\s{1,12}(\d[\w.+-]{0,40})\s{0,40}$")
@@ -519,6 +536,9 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         proc = _PROC_LINE.search(line)
         if proc:
             yield Mention("kernel_module", proc.group(1), n, TOOL, "/proc/driver/nvidia/version")
+        banner = _CUDA_IMAGE_BANNER.match(line)
+        if banner and any(_CUDA_IMAGE_MARK.search(near) for near in lines[max(i - 4, 0):i + 6]):
+            yield Mention("image_cuda", banner.group(1), n, TOOL, "nvidia/cuda image banner")
         package = _DRIVER_PACKAGE.search(line)
         if package:
             yield Mention("driver_package", package.group(2), n, TOOL, "driver package")
@@ -662,12 +682,26 @@ _P_CUDNN_NEEDED_ZH = re.compile(r"需要\s{0,2}(?:cudnn\s{0,2})?v?(\d{1,2}\.\d{1
 _P_CANNOT_INSTALL = re.compile(r"\b(?:can\s?not|can't|unable to|fail(?:ed|s)? to|couldn't|could not)\s{1,2}(?:pip\s{1,2})?"
                                r"install\s{1,2}(?:py)?torch\s{0,2}(?:==|v)?\s{0,2}(\d\.\d{1,2}(?:\.\d{1,2})?)\b",
                                re.IGNORECASE)
+#: What a failed or attempted install asked for, right before the version: "fails to install torch==2.6.0+cu121",
+#: "the script attempts to hardcode the download of `torch==2.6.0+cu121`" (stemdeckapp/stemdeck#644).
+ASKED_FOR = re.compile(r"\b(?:fail(?:ed|s)?|attempt(?:s|ed|ing)?|tr(?:y|ies|ied|ying)|can\s?not|can't|unable|couldn't|"
+                             r"could\s{1,2}not)\b[^.;]{0,50}?\b(?:install|download)(?:s|ed|ing)?(?:\s{1,2}of)?\s{1,2}"
+                             r"(?:pip\s{1,2})?[`'\"]?$", re.IGNORECASE)
+
+
+def asked_for(sentence: str, start: int) -> bool:
+    """Whether the version at ``sentence[start:]`` is what a failed or attempted install asked for."""
+    return ASKED_FOR.search(sentence[max(0, start - 100):start]) is not None
+
+
 #: How that sentence's requirement is labelled (reports.resolve keeps it apart from a framework's own message).
 CUDNN_REQUIRED_HOW = "text (cuDNN required)"
 #: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
 _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
-#: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver).
-_P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
+#: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver);
+#: "Updating driver from version 461.40 to 526.47 fix the issue": the driver of the report's failure is the first.
+_P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:from\s{1,2}(?:version\s{1,2})?(?=\d{3}\.\d{2,3}(?:\.\d{2})?\s{1,2}to\s)|"
+                       r"version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
                        r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 #: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"
@@ -699,6 +733,8 @@ _P_GPU = re.compile(
 _P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
+#: A hosted notebook service whose machines run Linux: Google Colab(oratory), Kaggle notebooks/kernels.
+_P_HOSTED = re.compile(r"\b(?:Google\s{1,2}Colab(?:oratory)?|Colab(?:oratory)?|Kaggle(?:\s{1,2}(?:notebooks?|kernels?))?)\b")
 #: "GPU" right after a name (what lets a two-character one such as T4 count).
 _GPU_AFTER = re.compile(r"\s{0,2}GPUs?\b")
 #: The words a Jetson module's name starts with in prose ("Jetson Orin", "AGX Xavier", "Orin Nano", "Xavier NX").
@@ -728,10 +764,14 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 before = before[cuts[-1].end():] if cuts else before
                 return _HEDGE.search(before + sentence[found.start():found.end()] + after) is None
 
+            failed_install = _P_CANNOT_INSTALL.search(sentence)
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
                                 (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
                                 (_P_NCCL, "nccl_prose")):
                 found = regex.search(sentence)
+                if found and regex is _P_TORCH and ((failed_install and failed_install.start() <= found.start()
+                                                     < failed_install.end()) or asked_for(sentence, found.start())):
+                    continue  # "Fails to install torch==2.6.0+cu121": what was asked for, not what is installed
                 if found and stated(found):
                     yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
             needed = _P_CUDNN_NEEDED.search(sentence)
@@ -739,7 +779,6 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             if needed and not re.search(r"\b(?:if|would|should|could|whether)\b", sentence[:needed.start()], re.I):
                 yield Mention("cudnn", needed.group(2), n, PROSE, "text (cuDNN loaded)")
                 yield Mention("cudnn_compiled", needed.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
-            failed_install = _P_CANNOT_INSTALL.search(sentence)
             if failed_install:
                 # "can not install pytorch 2.4.1": the release wanted (what a failed install asked for), not a
                 # negated fact
@@ -761,6 +800,9 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             system = _P_OS.search(sentence)
             if system and stated(system):
                 yield Mention("os", system.group(1), n, PROSE, "text")
+            hosted = _P_HOSTED.search(sentence)
+            if hosted and stated(hosted):
+                yield Mention("hosted", hosted.group(0), n, PROSE, "text (hosted notebook)")
             cu = _P_CU.search(sentence)
             if cu:
                 digits = cu.group(1)

@@ -33,6 +33,7 @@ from envguard.snapshot import (
     PYTHON_32BIT_KEY,
     REPORT_ORIGIN,
     SMI_FAILED_KEY,
+    TORCH_CUDA_AVAILABLE_KEY,
     TORCH_INDEX_KEY,
     ComponentVersion,
     CudaToolkit,
@@ -119,7 +120,10 @@ class Resolved:
             best = next((m for m in found if m.tier == best.tier and m.value.startswith(f"{best.value}.")), best)
         rival = next((m for m in found if m is not best and _comparable(m.value) != _comparable(best.value)
                       and not (label == "driver" and best.value.startswith(f"{m.value}."))), None)
-        unnoted = ("requested", "requested_variant", extract.ONLY_INDEX, extract.NO_TORCH, extract_python.PYTHON_32BIT,
+        # NOTE: torch_cuda_none's values are the lines that say "no CUDA" (a build string, a CPU mutex package,
+        # collect_env's "None"): two of them agree whatever they read
+        unnoted = ("requested", "requested_variant", "torch_cuda_none", extract.ONLY_INDEX, extract.NO_TORCH,
+                   extract_python.PYTHON_32BIT,
                    *variants.UNNOTED_KINDS, *extract_jetson.UNNOTED_KINDS)
         if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
@@ -221,6 +225,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         # NOTE: the frameworks of a report that names only a Linux image (tensorflow/tensorflow:latest-gpu,
         # nvidia/cuda:12.2.0-..., pytorch/pytorch:..., an NGC tag) run in Linux, whatever the host is.
         system = "linux"
+    if system is None and get("hosted") is not None:
+        # NOTE: Google Colab and Kaggle notebooks run Linux VMs; only when nothing else names the system (no OS,
+        # platform, path or image), since a report may be about another machine that names its own
+        system = "linux"
     libc = get("libc")
     glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
     arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
@@ -308,6 +316,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     if required is not None and cudnn_m and not any(f.name == "tensorflow" and f.cudnn for f in frameworks):
         # NOTE: "cuDNN 8.1 is required but only 8.0.5 is loaded" with no framework build to carry the 8.1
         environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
+    available = next((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT and m.tier == TOOL
+                      and m.how == "collect_env: Is CUDA available"), None)
+    if available is not None:
+        environment[TORCH_CUDA_AVAILABLE_KEY] = f"Yes|{available.source}"
     l4t_image = get("l4t_image")
     if l4t_image is not None:
         environment[L4T_IMAGE_KEY] = f"{l4t_image.value}|{l4t_image.source}"

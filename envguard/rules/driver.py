@@ -18,12 +18,29 @@ from envguard.rules.base import (
     system_of,
     version,
 )
-from envguard.snapshot import DriverInfo, FrameworkBuild, Snapshot, Unavailable
+from envguard.snapshot import TORCH_CUDA_AVAILABLE_KEY, DriverInfo, FrameworkBuild, Snapshot, Unavailable
 
 RELOAD_FIX = (
     "reboot, or unload and reload the NVIDIA kernel modules so they match the installed user-space "
     "driver: sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia"
 )
+
+
+def _shown_working(finding: Finding, build: FrameworkBuild, snapshot: Snapshot) -> Finding:
+    """A driver-too-old error for the torch of a report whose collect_env says "Is CUDA available: Yes" is a warning:
+    torch.cuda.is_available() is False when the driver cannot run torch's CUDA ("The NVIDIA driver on your system is
+    too old"), so in that environment it does run it (pytorch/pytorch#19164: CUDA 9.0.176 on driver 384.59, below
+    the 384.81 of NVIDIA's table, with CUDA available); the table's floor is kept as a warning."""
+    shown = snapshot.environment.get(TORCH_CUDA_AVAILABLE_KEY)
+    if shown is None or build.name != "torch" or finding.code != "driver-too-old" \
+            or finding.severity is not Severity.ERROR:
+        return finding
+    _, _, where = shown.partition("|")
+    return replace(finding, severity=Severity.WARNING,
+                   message=f"{finding.message} The report shows torch's CUDA available, so this driver does run it "
+                           "here; upgrade it before relying on the build.",
+                   evidence=(*finding.evidence, ev("torch.cuda.is_available()", "True (Is CUDA available: Yes)",
+                                                   where or "report")))
 
 
 class DriverRule:
@@ -40,7 +57,8 @@ class DriverRule:
             yield from self._unavailable(driver, builds, snapshot)
             return
         for build in builds:
-            yield from self._too_old(driver, build, snapshot, matrices)
+            for finding in self._too_old(driver, build, snapshot, matrices):
+                yield _shown_working(finding, build, snapshot)
         image = image_build(snapshot)
         if image is not None:
             yield from self._too_old(driver, image, snapshot, matrices)

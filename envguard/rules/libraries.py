@@ -231,10 +231,26 @@ class SystemLibrariesRule:
                      _found_evidence(snapshot, family, found)),
                     "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
                     if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
-                    f"install CUDA {needed} and cuDNN {cudnn} and put their "
+                    f"install CUDA {cuda} and cuDNN {cudnn} and put their "
                     + ("bin folders on PATH" if system == "windows" else "lib64 folders on LD_LIBRARY_PATH"),
                     release.prov.source if release else None, "tensorflow",
                 )
+                other = [lib for lib in libs if lib.name == "cudnn" and lib.soname_major is not None]
+                if family == "cudnn" and other:
+                    # NOTE: the report shows a cuDNN of another major (cudnn.h's 7.6 beside TF 2.7's 8.1): the
+                    # libraries are not merely off the loader path, the wrong cuDNN is installed
+                    shown = other[0]
+                    yield Finding(
+                        "cudnn-mismatch", Severity.ERROR,
+                        f"TensorFlow {tf.version} was built with cuDNN {needed}, but the cuDNN the report shows is "
+                        f"{shown.version or shown.soname}: another major, whose libraries it does not load.",
+                        (build_evidence(tf), ev("cuDNN needed", needed, tf.source),
+                         ev("cuDNN shown", f"{shown.version or '?'} ({shown.soname})", shown.source)),
+                        f"install cuDNN {needed} for CUDA {cuda} on the loader path"
+                        + (" (pip install 'tensorflow[and-cuda]' brings it)"
+                           if (version(tf.version) or version("0")) >= version("2.14") else ""),  # type: ignore[operator] # reason: literal
+                        release.prov.source if release else None, "tensorflow",
+                    )
             elif family == "cudnn" and needed and "." in needed:
                 first = matching[0]
                 if first.version and not _same_or_newer_minor(first.version, needed):

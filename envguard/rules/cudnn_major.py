@@ -1,0 +1,90 @@
+"""A cuDNN library of one major missing beside the cuDNN of another major that the report's environment has.
+
+cuDNN's sonames carry its major (libcudnn.so.8, libcudnn_ops_infer.so.8, libcudnn_ops.so.9; cudnn64_8.dll,
+cudnn_ops_infer64_8.dll on Windows), and "cuDNN 8 and 9 are not API/ABI compatible": a library built against
+cuDNN 8 looks for the .so.8 files and never loads a cuDNN 9, and the reverse. So when a report shows a loader
+failing on a cuDNN library of major N, and the report's environment has cuDNN of another major M (a cuDNN version
+the report states, or the cuDNN a pip torch build bundles, torch.toml), a component of that environment was built
+for the other cuDNN: ctranslate2 < 4.5 (cuDNN 8) beside torch >= 2.4 (cuDNN 9) is the common case (whisperX#954,
+faster-whisper#1080), as are onnxruntime-gpu and TensorFlow builds made for cuDNN 8. That is a cudnn-mismatch,
+next to the catalogue's cuda-libs-missing for the file itself. When the majors agree the file is missing from the
+loader path, which the catalogue's finding already says; nothing is added.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from envguard.findings import Evidence, Finding, Severity
+from envguard.knowledge import Matrices
+from envguard.rules.base import build_evidence, cuda_builds, ev, torch_variant, version
+from envguard.snapshot import Snapshot, Unavailable
+
+#: A cuDNN library file with its major: libcudnn_ops_infer.so.8, libcudnn.so.9, cudnn64_8.dll, cudnn_cnn64_9.dll.
+_CUDNN_FILE = re.compile(r"\b(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
+                         r"cudnn(?:_[a-z]{2,12}){0,2}64_(?P<dll>\d{1,2})\.dll)\b", re.IGNORECASE)
+SOURCE = ("https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/overview.html ; "
+          "https://github.com/OpenNMT/CTranslate2/releases/tag/v4.5.0 ; https://github.com/m-bain/whisperX/issues/954")
+
+
+class CudnnMajorRule:
+    """A missing cuDNN library of one major in a report whose environment has cuDNN of another major."""
+
+    id = "cudnn-major"
+    summary = "a cuDNN library the report shows missing has the major of the environment's cuDNN"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """At most one cudnn-mismatch finding, for the first missing cuDNN file whose major differs."""
+        if not snapshot.from_report:
+            return
+        if not isinstance(snapshot.packages, Unavailable) and any(
+                d.name in ("onnxruntime-gpu", "onnxruntime") for d in snapshot.packages):
+            return  # NOTE: rules.ort judges ONNX Runtime's cuDNN major from its own release table
+        have = _environment_cudnn(snapshot, matrices)
+        if have is None:
+            return
+        cudnn, evidence = have
+        have_major = version(cudnn)
+        if have_major is None:
+            return
+        for match in matrices.errors.match(snapshot.observed_errors):
+            if match.signature.code != "cuda-libs-missing":
+                continue
+            named = _CUDNN_FILE.search(match.line)
+            if named is None:
+                continue
+            needed = int(named.group("so") or named.group("dll"))
+            cuda = next((b.cuda for b in cuda_builds(snapshot) if b.cuda), None) or "12"
+            wheel = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
+            if needed == have_major.major:
+                continue
+            yield Finding(
+                "cudnn-mismatch", Severity.ERROR,
+                f"The report shows {named.group('file')} (cuDNN {needed}) failing to load, and the environment's "
+                f"cuDNN is {cudnn} (cuDNN {have_major.major}): a component was built for cuDNN {needed}, which "
+                f"does not load cuDNN {have_major.major}'s libraries (the majors are not ABI compatible).",
+                (ev("cuDNN library missing", match.line[:160], snapshot.origin), *evidence),
+                f"install the component's release built for cuDNN {have_major.major} (ctranslate2 >= 4.5 and "
+                f"onnxruntime-gpu >= 1.19 are built for cuDNN 9), or install cuDNN {needed} beside it on the "
+                f"loader path (pip install '{wheel}=={needed}.*' and add its lib folder)",
+                SOURCE, "cudnn",
+            )
+            return
+
+
+def _environment_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tuple[Evidence, ...]] | None:
+    """The cuDNN the report's environment has: a stated cuDNN version, else a pip torch build's bundled one."""
+    if not isinstance(snapshot.cudnn, Unavailable) and snapshot.cudnn:
+        found = snapshot.cudnn[0]
+        return found.version, (ev("cuDNN", found.version, found.source),)
+    for build in cuda_builds(snapshot):
+        if build.name != "torch" or build.channel is not None or build.conda_build is not None:
+            continue
+        cudnn = build.cudnn
+        if cudnn is None:
+            _, variant = torch_variant(build, matrices)
+            cudnn = variant.cudnn if variant is not None else None
+        if cudnn is not None:
+            return cudnn, (build_evidence(build), ev("cuDNN bundled with torch", cudnn, "torch.toml"))
+    return None
