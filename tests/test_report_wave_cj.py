@@ -215,3 +215,14 @@ def test_paddles_banner_with_a_runtime_older_than_the_gpus_family_is_an_error() 
 def test_a_driver_updated_from_one_version_to_another_was_the_first() -> None:
     snap = first_snapshot("Updating driver from version 461.40 to 526.47 fix the issue")
     assert snap.driver.version == "461.40"  # type: ignore[union-attr] # reason: read above
+
+
+# terrapkg/packages#11766 (Fedora Terra) and NVIDIA's rpm repositories' cuDNN package names
+def test_rpm_cudnn_package_names_give_the_cudnn() -> None:
+    for line, cudnn in (("cuda-cudnn-1:9.21.1.3-1.fc43.x86_64", "9.21.1.3"),
+                        ("libcudnn8-8.9.7.29-1.cuda12.2.x86_64", "8.9.7.29"),
+                        ("libcudnn9-cuda-12-9.1.0.70-1.x86_64", "9.1.0.70")):
+        snap = first_snapshot(f"{line}\ntorch 2.1.0")
+        assert [c.version for c in snap.cudnn] == [cudnn]  # type: ignore[union-attr] # reason: read above
+    # a package named for one major with another's version is not a cuDNN package line
+    assert first_snapshot("libcudnn8-9.1.0.70-1.x86_64\ntorch 2.1.0").cudnn == first_snapshot("torch 2.1.0").cudnn

@@ -685,8 +685,8 @@ _P_CANNOT_INSTALL = re.compile(r"\b(?:can\s?not|can't|unable to|fail(?:ed|s)? to
 #: What a failed or attempted install asked for, right before the version: "fails to install torch==2.6.0+cu121",
 #: "the script attempts to hardcode the download of `torch==2.6.0+cu121`" (stemdeckapp/stemdeck#644).
 ASKED_FOR = re.compile(r"\b(?:fail(?:ed|s)?|attempt(?:s|ed|ing)?|tr(?:y|ies|ied|ying)|can\s?not|can't|unable|couldn't|"
-                             r"could\s{1,2}not)\b[^.;]{0,50}?\b(?:install|download)(?:s|ed|ing)?(?:\s{1,2}of)?\s{1,2}"
-                             r"(?:pip\s{1,2})?[`'\"]?$", re.IGNORECASE)
+                       r"could\s{1,2}not)\b[^.;]{0,50}?\b(?:install|download)(?:s|ed|ing)?(?:\s{1,2}of)?\s{1,2}"
+                       r"(?:pip\s{1,2})?[`'\"]?$", re.IGNORECASE)
 
 
 def asked_for(sentence: str, start: int) -> bool:

@@ -45,6 +45,10 @@ _NCCL_SEEN = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?[\"'`]{0,3}[^()]{0,60
 #: "ii  libcudnn9-cuda-12  9.1.0.70-1  amd64".
 _DPKG_CUDNN = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}libcudnn(\d{1,2})(?:-cuda-\d{1,2})?(?::amd64|:arm64)?\s{1,80}"
                          r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\+cuda\d{1,2}\.\d{1,2})?(?:\s|$)")
+#: rpm -qa: NVIDIA's repositories' "libcudnn8-8.9.7.29-1.cuda12.2.x86_64", "libcudnn9-cuda-12-9.1.0.70-1.x86_64", and
+#: Fedora's Terra "cuda-cudnn-1:9.21.1.3-1.fc43.x86_64" (terrapkg/packages#11766: epoch, version, release, arch).
+_RPM_CUDNN = re.compile(r"^\s{0,4}(?:libcudnn(\d{1,2})(?:-cuda-\d{1,2})?|cuda-cudnn)(?:-devel)?-(?:\d{1,2}:)?"
+                        r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\.[\w.]{1,20}?)?\.(?:x86_64|aarch64|ppc64le)\s*$")
 # NCCL_DEBUG=INFO/WARN: "host:62571:62571 [1] NCCL INFO NCCL version 2.26.2+cuda12.2" (src/init.cc VERSION_STRING).
 _NCCL_BANNER = re.compile(r"\bNCCL (?:INFO|WARN) NCCL version (\d\.\d{1,2}\.\d{1,2})(?:\+cuda(\d{1,2}\.\d{1,2}))?")
 # nccl-tests (src/common.cu): "# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602".
@@ -109,6 +113,11 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         cudnn = _DPKG_CUDNN.match(line) if "libcudnn" in line else None
         if cudnn and cudnn.group(2).startswith(cudnn.group(1) + "."):
             yield Mention("cudnn", cudnn.group(2), offset + i + 1, TOOL, f"dpkg: libcudnn{cudnn.group(1)}")
+            continue
+        rpm = _RPM_CUDNN.match(line) if "cudnn" in line else None
+        if rpm and (rpm.group(1) is None or rpm.group(2).startswith(rpm.group(1) + ".")):
+            yield Mention("cudnn", rpm.group(2), offset + i + 1, TOOL,
+                          f"rpm: libcudnn{rpm.group(1)}" if rpm.group(1) else "rpm: cuda-cudnn")
             continue
         if not line or "nccl" not in line.lower():
             continue

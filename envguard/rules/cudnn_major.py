@@ -1,14 +1,15 @@
 """A cuDNN library of one major missing beside the cuDNN of another major that the report's environment has.
 
 cuDNN's sonames carry its major (libcudnn.so.8, libcudnn_ops_infer.so.8, libcudnn_ops.so.9; cudnn64_8.dll,
-cudnn_ops_infer64_8.dll on Windows), and "cuDNN 8 and 9 are not API/ABI compatible": a library built against
-cuDNN 8 looks for the .so.8 files and never loads a cuDNN 9, and the reverse. So when a report shows a loader
-failing on a cuDNN library of major N, and the report's environment has cuDNN of another major M (a cuDNN version
-the report states, or the cuDNN a pip torch build bundles, torch.toml), a component of that environment was built
-for the other cuDNN: ctranslate2 < 4.5 (cuDNN 8) beside torch >= 2.4 (cuDNN 9) is the common case (whisperX#954,
-faster-whisper#1080), as are onnxruntime-gpu and TensorFlow builds made for cuDNN 8. That is a cudnn-mismatch,
-next to the catalogue's cuda-libs-missing for the file itself. When the majors agree the file is missing from the
-loader path, which the catalogue's finding already says; nothing is added.
+cudnn_ops_infer64_8.dll on Windows), and NVIDIA's compatibility chapter says "API compatibility is not guaranteed
+across major versions of cuDNN": a library built against cuDNN 8 looks for the .so.8 files and never loads a cuDNN
+9, and the reverse. So when a report shows a loader failing on a cuDNN library of major N, and the report's
+environment has cuDNN of another major M (a cuDNN version the report states, or the cuDNN a pip torch build bundles,
+torch.toml), a component of that environment was built for the other cuDNN: ctranslate2 before 4.5 (cuDNN 8; its
+4.5.0 release moved to cuDNN 9) beside torch >= 2.4 (cuDNN 9) is the common case (whisperX#954), as are
+onnxruntime-gpu and TensorFlow builds made for cuDNN 8. That is a cudnn-mismatch, next to the catalogue's
+cuda-libs-missing for the file itself. When the majors agree the file is missing from the loader path, which the
+catalogue's finding already says; nothing is added.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from envguard.snapshot import Snapshot, Unavailable
 #: A cuDNN library file with its major: libcudnn_ops_infer.so.8, libcudnn.so.9, cudnn64_8.dll, cudnn_cnn64_9.dll.
 _CUDNN_FILE = re.compile(r"\b(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
                          r"cudnn(?:_[a-z]{2,12}){0,2}64_(?P<dll>\d{1,2})\.dll)\b", re.IGNORECASE)
-SOURCE = ("https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/overview.html ; "
+SOURCE = ("https://docs.nvidia.com/deeplearning/cudnn/latest/developer/forward-compatibility.html ; "
           "https://github.com/OpenNMT/CTranslate2/releases/tag/v4.5.0 ; https://github.com/m-bain/whisperX/issues/954")
 
 
