@@ -64,7 +64,8 @@ class CudnnMajorRule:
                 "cudnn-mismatch", Severity.ERROR,
                 f"The report shows {named.group('file')} (cuDNN {needed}) failing to load, and the environment's "
                 f"cuDNN is {cudnn} (cuDNN {have_major.major}): a component was built for cuDNN {needed}, which "
-                f"does not load cuDNN {have_major.major}'s libraries (the majors are not ABI compatible).",
+                f"does not load cuDNN {have_major.major}'s libraries (cuDNN guarantees no compatibility across "
+                "majors).",
                 (ev("cuDNN library missing", match.line[:160], snapshot.origin), *evidence),
                 f"install the component's release built for cuDNN {have_major.major} (ctranslate2 >= 4.5 and "
                 f"onnxruntime-gpu >= 1.19 are built for cuDNN 9), or install cuDNN {needed} beside it on the "
@@ -87,5 +88,7 @@ def _environment_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tup
             _, variant = torch_variant(build, matrices)
             cudnn = variant.cudnn if variant is not None else None
         if cudnn is not None:
-            return cudnn, (build_evidence(build), ev("cuDNN bundled with torch", cudnn, "torch.toml"))
+            where = f"torch.toml: {build.version} cu{(build.cuda or '').replace('.', '')}"
+            return cudnn, (build_evidence(build), ev("cuDNN bundled with torch", cudnn,
+                                                          build.source if build.cudnn else where))
     return None
