@@ -136,6 +136,9 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # openmm/openmm-torch#94 (a CUDA build of a torch extension beside a CPU pytorch)
+    ("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory",
+     {"torch-cuda-library-missing-for-extension": {}}),
     # Nobara-Project/rpm-sources#526 (a dkms module built from older sources than its firmware)
     ("NVRM: GPU0 _kgspFwContainerVerifyVersion: GSP firmware image version mismatch:",
      {"nvidia-gsp-firmware-version-mismatch": {}}),

@@ -251,7 +251,8 @@ _PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9
 #: conda list rows: name, version, build, then the channel and labels ("[cpuonly]") conda may print.
 _CONDA_ROW = re.compile(r"^(?:\[conda\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})"
                         r"(?:\s{1,60}\S{1,60}){0,3}\s*$")
-_PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}\S.{0,200})?$")
+#: (pip list -v adds the location and the installer: a path, never a word: "pytorch 1.9 support" is an issue title.)
+_PIP_LIST = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})(?:\s{1,60}(?:[/~.\\]|[A-Za-z]:[\\/]).{0,200})?$")
 #: pixi list rows: name, version, build, size, kind ("conda" / "pypi") and the file: "libtorch  2.3.1
 #: cpu_mkl_h0bb0d08_100  47.5 MiB  conda  libtorch-2.3.1-cpu_mkl_h0bb0d08_100.conda" (pixi's own list command).
 _PIXI_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0,40})\s{1,60}(\S{1,80})\s{1,60}"
@@ -260,6 +261,7 @@ _PIXI_ROW = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{1,60}(\d[\w.+!-]{0
 #: ("libtorch 2.3.1 cpu_mkl_..." beside "pytorch 2.3.1 cpu_mkl_..."): in a conda listing it tells the build as well.
 _CONDA_TORCH_NAMES = ("pytorch", "libtorch")
 _CONDA_CUDA = re.compile(r"cuda_?(\d{1,2})\.?(\d)")
+_CONDA_BUILD_SHAPE = re.compile(r"[\d_]")
 _CONDA_CPU_BUILD = re.compile(r"(?:^|_)cpu(?:_|$)")
 #: A JSON object's "name": "version" line, as InvokeAI's "Python dependencies" issue-form answer lists its
 #: environment ('"torch"       : "2.6.0+cu124" ,', invoke-ai/InvokeAI#9323's listing has the same shape).
@@ -338,6 +340,8 @@ def packages(lines: list[str], offset: int) -> Iterator[Mention]:
             # conda lists the interpreter itself ("python  3.9.13  haa1d7c7_1"): the environment's Python
             yield Mention("python", match.group(2), n, TOOL, "conda list: python")
             continue
+        if match and not _CONDA_BUILD_SHAPE.search(match.group(3)):
+            match = None  # NOTE: a build string has a digit or an underscore ("h2828fa1_19", "pypi_0"): not a word
         if match and _INTERESTING.match(normalize_name(match.group(1))) and "==" not in text:
             name, build = normalize_name(match.group(1)), match.group(3)
             yield Mention("package", match.group(2), n, TOOL, "package list", name)
@@ -648,8 +652,8 @@ def _named(names: str, number: str) -> re.Pattern[str]:
     template's combined field; tensorflow/tensorflow#36776)."""
     return re.compile(rf"(?<![A-Za-z0-9_])(?<![Cc][Uu][Dd][Aa]/)(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}"
                       rf"(?:(?:of|on|in)\s{{1,2}}(?:my|the|this|our)\s{{1,2}}(?:laptop|machine|system|computer|pc|server|"
-                      rf"environment|env|container|box|cluster|node)\s{{1,2}})?(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
-                      rf"({number})\b", re.IGNORECASE)
+                      rf"environment|env|container|box|cluster|node)\s{{1,2}})?(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是|装的是|安装的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
+                      rf"({number})(?![0-9A-Za-z_])", re.IGNORECASE)  # NOTE: not \b: "cuda装的是10.0版本" (CJK after it)
 
 
 _P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
@@ -694,6 +698,9 @@ def asked_for(sentence: str, start: int) -> bool:
     return ASKED_FOR.search(sentence[max(0, start - 100):start]) is not None
 
 
+#: Right after a Python version: what it was upgraded or changed to ("升级到3.14", " to 3.12", " -> 3.11").
+_P_MOVED_TO = re.compile(r"\s{0,2}(?:升级到|升级为|升到|换成|换到|->|→|to)\s{0,2}(?:python\s{0,2})?(3\.\d{1,2}(?:\.\d{1,3})?)(?![0-9A-Za-z_])",
+                         re.IGNORECASE)
 #: How that sentence's requirement is labelled (reports.resolve keeps it apart from a framework's own message).
 CUDNN_REQUIRED_HOW = "text (cuDNN required)"
 #: "When I run nccl 2.4.2 across multiple nodes" (NVIDIA/nccl's tracker): NCCL's own three-part version.
@@ -730,11 +737,13 @@ _P_GPU = re.compile(
     r"|(?i:orin|xavier)\s{1,2}(?i:nano|nx)|TX[12]"
     r"|\d{4}\s?[Tt][Ii])\b"
 )
-_P_OS = re.compile(r"\b(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
+#: (ASCII word edges, not \b: "在win10下" has CJK letters on both sides, which \b counts as word characters.)
+_P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
-                   r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)\b", re.IGNORECASE)
+                   r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)(?![0-9A-Za-z_])", re.IGNORECASE)
 #: A hosted notebook service whose machines run Linux: Google Colab(oratory), Kaggle notebooks/kernels.
-_P_HOSTED = re.compile(r"\b(?:Google\s{1,2}Colab(?:oratory)?|Colab(?:oratory)?|Kaggle(?:\s{1,2}(?:notebooks?|kernels?))?)\b")
+_P_HOSTED = re.compile(r"(?<![0-9A-Za-z_])(?:Google\s{1,2}Colab(?:oratory)?|Colab(?:oratory)?|Kaggle(?:\s{1,2}"
+                       r"(?:notebooks?|kernels?))?)(?![0-9A-Za-z_])", re.IGNORECASE)
 #: "GPU" right after a name (what lets a two-character one such as T4 count).
 _GPU_AFTER = re.compile(r"\s{0,2}GPUs?\b")
 #: The words a Jetson module's name starts with in prose ("Jetson Orin", "AGX Xavier", "Orin Nano", "Xavier NX").
@@ -769,11 +778,15 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                                 (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
                                 (_P_NCCL, "nccl_prose")):
                 found = regex.search(sentence)
-                if found and regex is _P_TORCH and ((failed_install and failed_install.start() <= found.start()
-                                                     < failed_install.end()) or asked_for(sentence, found.start())):
+                if found and regex in (_P_TORCH, _P_TF) and (
+                        (regex is _P_TORCH and failed_install and failed_install.start() <= found.start()
+                         < failed_install.end()) or asked_for(sentence, found.start())):
                     continue  # "Fails to install torch==2.6.0+cu121": what was asked for, not what is installed
                 if found and stated(found):
-                    yield Mention(kind, found.group(found.lastindex or 1), n, PROSE, "text")
+                    value = found.group(found.lastindex or 1)
+                    moved = _P_MOVED_TO.match(sentence, found.end()) if regex is _P_PYTHON else None
+                    # NOTE: "把python3.10升级到3.14" / "python 3.10 to 3.12": the version it was moved to is the one in use
+                    yield Mention(kind, moved.group(1) if moved else value, n, PROSE, "text (moved to)" if moved else "text")
             needed = _P_CUDNN_NEEDED.search(sentence)
             # NOTE: "required" and "only" are this shape's own words; only a condition before it hedges it
             if needed and not re.search(r"\b(?:if|would|should|could|whether)\b", sentence[:needed.start()], re.I):

@@ -273,7 +273,23 @@ def _selectors(line: str, n: int) -> Iterator[Mention]:
                       MESSAGE, "PyTorch Lightning", "")
 
 
+#: A sentence saying the GPU build of a framework was installed or is wanted: "安装了gpu版本的torch" (installed the
+#: GPU version of torch), "怎么安装gpu版本的paddle", "I installed the GPU version of PyTorch": the report is about a
+#: framework meant for an NVIDIA GPU (hiyouga/LlamaFactory#7666: a '2.6.0+cpu' torch beside it). The verb is required:
+#: "openmm-torch uses a pytorch cuda version" is about another package (openmm/openmm-torch#94, a machine without GPU).
+_GPU_BUILD_SAID = re.compile(
+    rf"(?:安装了?|装了?|下载了?|换成了?)\s{{0,2}}(?:gpu|cuda)\s{{0,2}}版本?\s{{0,2}}的?\s{{0,2}}({_FW})\b"
+    rf"|\b(?:(?:re)?install(?:ed|ing)?|want(?:ed)?|need(?:ed)?|download(?:ed)?)\s{{1,2}}"
+    rf"(?:the\s{{1,2}}|a\s{{1,2}})?(?:gpu|cuda)(?:[- ]enabled)?\s{{1,2}}(?:version|build)s?\s{{1,2}}"
+    rf"of\s{{1,2}}({_FW})\b", re.IGNORECASE)
+
+
 def _requests(line: str, n: int) -> Iterator[Mention]:
+    said = _GPU_BUILD_SAID.search(line) if len(line) < 2000 else None
+    if said:
+        name = normalize_name(next(g for g in said.groups() if g)).lower()
+        yield Mention(CUDA_REQUEST, said.group(0).strip()[:60], n, PROSE, "text: the GPU build of the framework",
+                      _FRAMEWORK_OF.get(name, ""))
     pip = _PIP_CMD.search(line)
     if pip:
         for extra in _CUDA_EXTRA.finditer(pip.group(1)):

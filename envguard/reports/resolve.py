@@ -300,7 +300,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         else Unavailable("the report gives no NCCL version", ("report",), NOT_REPORTED))
     pkgs = r.packages()
     cuda_seen = bool(gpu_rows) or not isinstance(toolkits, Unavailable) or bool(cudnn_m)
-    frameworks = _frameworks(r, pkgs, system, cuda_seen, matrices, host.arch)
+    observed_errors = tuple(observed_errors)
+    frameworks = _frameworks(r, pkgs, system, cuda_seen, matrices, host.arch,
+                             paddle_gpu_ran=any(_PADDLE_GPU_RAN.search(e) for e in observed_errors))
     if board:
         frameworks = extract_jetson.apply(r.mentions, frameworks)
     environment: dict[str, str] = {}
@@ -367,8 +369,15 @@ def _driver(r: Resolved) -> DriverInfo | Unavailable:
     return DriverInfo(version, cuda, source, module.value if module else None)
 
 
+#: Paddle's own error from a GPU code path ("(at ..\\paddle\\phi\\kernels\\gpu\\rnn_kernel.cu.cc:86)", "CUDNN error(4)",
+#: "ExternalError: CUDA error(700)"): only a GPU build of Paddle runs those, whatever name the report gives it.
+_PADDLE_GPU_RAN = re.compile(r"paddle[/\\]phi[/\\]kernels[/\\]gpu[/\\]|paddle[/\\]phi[/\\]backends[/\\]gpu[/\\]|"
+                             r"\b(?:CUDNN|CUDA|CUBLAS) error\(\d{1,4}\)")
+
+
 def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_seen: bool,
-                matrices: Matrices | None = None, arch: str = "not reported") -> tuple[FrameworkBuild, ...]:
+                matrices: Matrices | None = None, arch: str = "not reported", *,
+                paddle_gpu_ran: bool = False) -> tuple[FrameworkBuild, ...]:
     """The same derivation as a probed environment's (``frameworks_from``), then what only a report says."""
     torch_m = _torch_version(r, pkgs)
     dists = {n: Distribution(n, m.value) for n, m in pkgs.items()}
@@ -447,11 +456,17 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             # NOTE: a "Paddle version" field names the release, not the package (paddlepaddle or -gpu).
             cpu_listed = ("paddlepaddle" in pkgs and gpu_seen and pkgs["paddlepaddle"].tier >= FIELD
                           and not pkgs["paddlepaddle"].how.startswith(("field:", "issue form:")))
-            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda else ("cpu" if cpu_listed else None)
+            gpu_ran = paddle_gpu_ran  # NOTE: Paddle failing in a GPU kernel is a GPU build, whatever it is named
+            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda or gpu_ran else ("cpu" if cpu_listed else None)
             with_cuda = r.get("paddle_with_cuda")
             if with_cuda is not None:
                 accel = "cuda" if with_cuda.value == "true" else "cpu"
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
+            text = r.get("cuda_text")
+            if accel == "cuda" and build.cuda is None and text is not None and re.match(r"\d{1,2}\.\d", text.value):
+                # NOTE: as for torch: the CUDA a report names beside a GPU Paddle of unknown CUDA is the one it runs
+                # (Paddle 2.x GPU wheels load the system CUDA; the install table picks the wheel by that CUDA)
+                build = replace(build, cuda=text.value, source=f"{build.source}; CUDA {text.value} ({text.source})")
         out.append(build)
     return variants.adjust(r.mentions, tuple(out), system, gpu_seen, matrices)
 

@@ -100,6 +100,8 @@ ALL_RULES: tuple[Rule, ...] = (
     LoadedLibraryRule(),
     PaddleCudnnRule(),
     OrtGpuRule(),
+    OnErrorLines("envguard.rules.companion_cuda:CudaExtensionCpuTorchRule", "cuda-extension-cpu-torch",
+                 "compiled torch extensions are built for the torch variant (CPU or CUDA) installed"),
     OnErrorLines("envguard.rules.paddle_arch:PaddleBannerArchRule", "paddle-banner-arch",
                  "the CUDA runtime Paddle's banner names compiles for the GPU's compute capability it names"),
     OnErrorLines("envguard.rules.cudnn_major:CudnnMajorRule", "cudnn-major",

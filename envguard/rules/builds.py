@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ from envguard.snapshot import FrameworkBuild, PythonInfo, RuntimeReport, Snapsho
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 _CPU_FIX = {
     "torch": "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/cu128  "
@@ -102,6 +104,17 @@ class PlatformRule:
                 )
 
 
+#: The Python a conda build string was built for: "cpu_py311h410fd25_0", "py3.11_cuda11.8_cudnn8.7.0_0", "py38_cu111".
+_CONDA_PY = re.compile(r"(?:^|_)py(\d)\.?(\d{1,2})(?=[_h]|$)")
+
+
+def _conda_build_for(build: FrameworkBuild, py: Version) -> bool:
+    """Whether the build's conda build string names this interpreter's Python (conda-forge builds Pythons that the
+    PyPI wheels of the same release do not cover: pytorch 1.13.1 for py311)."""
+    found = _CONDA_PY.search(build.conda_build or "")
+    return found is not None and (int(found.group(1)), int(found.group(2))) == (py.major, py.minor)
+
+
 class PythonRule:
     """The Python version must be one the framework release supports."""
 
@@ -134,6 +147,8 @@ class PythonRule:
                 if bv is not None and newest is not None and bv > newest:
                     yield _newer_than_matrices(snapshot, build, str(newest))
                 continue
+            if py is not None and _conda_build_for(build, py):
+                continue  # NOTE: a conda build string naming this Python (cpu_py311h...) is a build for it
             if py is None or py.public in release.python or f"{py.major}.{py.minor}" in release.python:
                 compile_python = getattr(release, "compile_python", None)
                 if py is not None and compile_python is not None and py.public not in compile_python:

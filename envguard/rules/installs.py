@@ -155,8 +155,9 @@ class OfferedVersionsRule:
             if table is None:
                 continue
             installed = next((b for b in snapshot.frameworks if b.name == table), None)
-            if dist not in _COMPANIONS and installed is not None and _series(installed.version) == _series(want):
-                continue  # the pinned release is the environment's framework: PythonRule judges it
+            if dist not in _COMPANIONS and installed is not None and _series(installed.version) == _series(want) \
+                    and isinstance(snapshot.python, PythonInfo):
+                continue  # the pinned release is the environment's framework: PythonRule judges it (Python known)
             releases = _releases(table, matrices)
             pinned: _Release | None
             if dist in _COMPANIONS:
