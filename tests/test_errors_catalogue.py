@@ -136,6 +136,13 @@ def test_examples_match_their_own_signature_only(errors: ErrorsMatrix) -> None:
 
 #: (real line, expected signatures with their named groups). Origin in the comment above each.
 LINES: list[tuple[str, Expected]] = [
+    # microsoft/onnxruntime#26996, LatentSync#225 (the CPU package's providers), microWakeWord-Trainer-Nvidia-Docker#1
+    ("/workspace/lipsync-venv/lib/python3.10/site-packages/onnxruntime/capi/onnxruntime_inference_collection.py:118: "
+     "UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider names.Available providers: "
+     "'AzureExecutionProvider, CPUExecutionProvider'", {"ort-cuda-provider-not-in-build": {}}),
+    ("  • ['AzureExecutionProvider', 'CPUExecutionProvider']", {"ort-cuda-provider-not-in-build": {}}),
+    (">>> print(ort.get_available_providers())\n", {}),
+    ("['TensorrtExecutionProvider', 'CUDAExecutionProvider', 'AzureExecutionProvider', 'CPUExecutionProvider']", {}),
     # openmm/openmm-torch#94 (a CUDA build of a torch extension beside a CPU pytorch)
     ("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory",
      {"torch-cuda-library-missing-for-extension": {}}),

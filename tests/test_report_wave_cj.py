@@ -226,3 +226,112 @@ def test_rpm_cudnn_package_names_give_the_cudnn() -> None:
         assert [c.version for c in snap.cudnn] == [cudnn]  # type: ignore[union-attr] # reason: read above
     # a package named for one major with another's version is not a cuDNN package line
     assert first_snapshot("libcudnn8-9.1.0.70-1.x86_64\ntorch 2.1.0").cudnn == first_snapshot("torch 2.1.0").cudnn
+
+
+# ---- the second wave of stop 25 (sets CP-CU) ----------------------------------------------------------------------
+
+# tensorflow/tensorflow#41667 (TF 1.14 asked for, pip offering 2.2+ only: a Python 3.8 the report does not name)
+TF114 = """Can't install Tensorflow 1.x
+I am trying to install Tensorflow 1.14 for a package that I am trying to use. I tried:
+`pip3 uninstall tensorflow`
+
+`pip3 install tensorflow==1.14`
+
+`ERROR: Could not find a version that satisfies the requirement tensorflow==1.14 (from versions: 2.2.0rc3, 2.2.0rc4, \
+2.2.0, 2.3.0rc0, 2.3.0rc1, 2.3.0rc2)
+ERROR: No matching distribution found for tensorflow==1.14`
+"""
+
+
+def test_offered_versions_imply_the_python_when_the_report_names_none() -> None:
+    messages = error_messages(TF114)
+    assert any("Python 3.8" in m for m in messages["python-unsupported"])
+
+
+def test_a_title_with_a_framework_and_a_word_is_no_package_listing() -> None:
+    # ml-struct-bio/cryodrgn#66's title, and natten's "Pytorch 11.8 allows ..." (a pip list row's 3rd column: a path)
+    assert first_snapshot("pytorch 1.9 support\nPython 3.7").framework("torch") is None
+    assert first_snapshot("Pytorch 11.8 allows the usage of CUDA 12.0 drivers\nPython 3.9").framework("torch") is None
+    assert first_snapshot("torch    2.1.0    /usr/lib/python3/dist-packages    pip\n").framework("torch") is not None
+
+
+def test_versions_and_systems_written_against_cjk_text_are_read() -> None:
+    # PaddlePaddle/Paddle#30092 ("CUDA installed is version 10.0"), hiyouga/LlamaFactory#7666 ("under win10")
+    snap = first_snapshot("服务器显卡是rtx3070，安装paddle后运行模型出错\ncuda装的是10.0版本\n")
+    assert [t.version for t in snap.toolkit_list()] == ["10.0"]
+    assert first_snapshot("win10下使用llama-factory遇到问题\ntorch 2.6.0").host.system == "Windows"
+
+
+def test_a_python_upgraded_to_another_is_the_one_moved_to() -> None:
+    # Akegarasu/lora-scripts#741 ("I upgraded python3.10 to 3.14")
+    snap = first_snapshot("得，怪我自己作死把python3.10升级到3.14.\ntorch 2.7.0")
+    assert snap.python.version == "3.14"  # type: ignore[union-attr] # reason: read above
+
+
+def test_the_gpu_build_said_installed_needs_its_verb() -> None:
+    cpu = "\n>>> torch.__version__\n'2.6.0+cpu'\n"
+    assert worst_severity("我按照pytorch官网命令安装了gpu版本的torch" + cpu)["cpu-only-build"] is Severity.ERROR
+    assert worst_severity("I installed the GPU version of PyTorch." + cpu)["cpu-only-build"] is Severity.ERROR
+    # openmm/openmm-torch#94: a sentence about another package, on a machine without a GPU
+    other = "openmm-torch uses a pytorch cuda version, but the pytorch installed is a cpu only version."
+    assert "cpu-only-build" not in error_messages(other + cpu)
+
+
+# openmm/openmm-torch#94 (a CUDA openmm-torch beside conda-forge's CPU pytorch, Python 3.11)
+OPENMM = """Python 3.11.0 | packaged by conda-forge | (main, Jan 14 2023, 12:27:40) [GCC 11.3.0] on linux
+>>> import openmmtorch
+ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory
+
+openmm-torch              1.0rc1          cuda112py311h756f8fe_0    conda-forge/label/openmm-torch_rc
+pytorch                   1.13.1          cpu_py311h410fd25_0    conda-forge
+"""
+
+
+def test_an_extension_asking_for_libtorch_cuda_beside_a_cpu_torch_is_built_for_a_cuda_torch() -> None:
+    severities = worst_severity(OPENMM)
+    assert severities["companion-mismatch"] is Severity.ERROR
+    # conda-forge built pytorch 1.13.1 for Python 3.11 (its build string says so): not python-unsupported
+    assert "python-unsupported" not in severities
+    assert "cpu-only-build" not in error_messages(OPENMM)
+
+
+def test_paddle_failing_in_a_gpu_kernel_is_a_gpu_build() -> None:
+    # PaddlePaddle/PaddleOCR#11965
+    text = ("cuda 10.2\ncudnn:8.7\n\npaddlepaddle 2.5.2\n\nExternalError: CUDNN error(4), CUDNN_STATUS_INTERNAL_ERROR. "
+            "(at ..\\paddle\\phi\\kernels\\gpu\\rnn_kernel.cu.cc:86)\n")
+    paddle = first_snapshot(text).framework("paddle")
+    assert paddle is not None and paddle.accelerator == "cuda" and paddle.cuda == "10.2"
+
+
+# TaterTotterson/microWakeWord-Trainer-Nvidia-Docker#1 (the CPU onnxruntime package in a GPU image)
+ORT_CPU = """🔧 Torch CUDA Available: True
+  • Device name: NVIDIA GeForce RTX 4060 Ti
+
+🔧 ONNX Runtime Providers:
+  • ['AzureExecutionProvider', 'CPUExecutionProvider']
+"""
+
+
+def test_onnxruntimes_cpu_provider_list_on_a_gpu_machine_is_a_cpu_build() -> None:
+    assert worst_severity(ORT_CPU)["cpu-only-build"] is Severity.ERROR
+    alone = "  • ['AzureExecutionProvider', 'CPUExecutionProvider']\nonnxruntime 1.17.1\n"
+    assert worst_severity(alone)["cpu-only-build"] is Severity.WARNING
+
+
+def test_a_lone_cuda_version_field_is_not_the_drivers() -> None:
+    # pytorch/pytorch#147953: the CUDA a user asks for, written as a field
+    snap = first_snapshot("torch==2.5.1\nCUDA version: 12.4\n")
+    assert getattr(snap.driver, "cuda_driver_version", None) != "12.4"
+
+
+def test_a_typeinfo_symbol_of_torch_missing_from_an_extension_is_built_for_another_torch() -> None:
+    # open-mmlab/mmdetection#4291
+    line = ("ImportError: /home/e706/anaconda3/envs/mmdetection/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-"
+            "x86_64-linux-gnu.so: undefined symbol: _ZTIN3c1021AutogradMetaInterfaceE\npytorch1.7.1\n")
+    assert worst_severity(line)["companion-mismatch"] is Severity.ERROR
+
+
+def test_a_bare_model_number_before_gpu_is_a_gpu() -> None:
+    # carson-katri/dream-textures#308
+    assert [g.name for g in first_snapshot("generting plain green images.\n1650 gpu\n").gpu_list()] == [
+        "GeForce GTX 1650"]

@@ -410,7 +410,9 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
     _smi, driver, cuda = parsers.parse_nvidia_smi_version(text)
     if driver:
         yield Mention("driver", driver, _line_of(lines, driver, offset), TOOL, "nvidia-smi --version")
-    if cuda:
+    if cuda and (_smi or driver):
+        # NOTE: only with the rest of nvidia-smi --version ("NVIDIA-SMI version", "DRIVER version"): a lone "CUDA
+        # version: 12.4" is a report's own field (the CUDA wanted, a toolkit), not the driver's (pytorch#147953)
         yield Mention("driver_cuda", cuda, _line_of(lines, "CUDA Version", offset), TOOL, "nvidia-smi --version")
     cudnn = parsers.parse_cudnn_version_header(text, patch_required=False)
     if cudnn is not None:
