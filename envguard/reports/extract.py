@@ -695,6 +695,17 @@ ASKED_FOR = re.compile(r"\b(?:fail(?:ed|s)?|attempt(?:s|ed|ing)?|tr(?:y|ies|ied|
                        r"(?:pip\s{1,2})?[`'\"]?$", re.IGNORECASE)
 
 
+def in_clause(sentence: str, found: re.Match[str]) -> str:
+    """The match with up to :data:`_HEDGE_WINDOW` characters on each side, cut at the ends of its clause: where a
+    hedge word counts for it ("reports PyTorch 2.9.1+cpu, and the web UI shows no CUDA" does not take it back)."""
+    before = sentence[max(0, found.start() - _HEDGE_WINDOW):found.start()]
+    cuts = list(_CLAUSE_END.finditer(before))
+    before = before[cuts[-1].end():] if cuts else before
+    after = sentence[found.end():found.end() + _HEDGE_WINDOW]
+    cut = _CLAUSE_END.search(after)
+    return before + found.group(0) + (after[:cut.start()] if cut else after)
+
+
 def asked_for(sentence: str, start: int) -> bool:
     """Whether the version at ``sentence[start:]`` is what a failed or attempted install asked for."""
     return ASKED_FOR.search(sentence[max(0, start - 100):start]) is not None
@@ -767,22 +778,16 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("cudnn_compiled", needed_zh.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
         for sentence in sentences(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:
-                before = sentence[max(0, found.start() - _HEDGE_WINDOW):found.start()]
-                after = sentence[found.end():found.end() + _HEDGE_WINDOW]
-                cut = _CLAUSE_END.search(after)
-                after = after[:cut.start()] if cut else after
-                cuts = list(_CLAUSE_END.finditer(before))
-                before = before[cuts[-1].end():] if cuts else before
-                return _HEDGE.search(before + sentence[found.start():found.end()] + after) is None
+                return _HEDGE.search(in_clause(sentence, found)) is None
 
             failed_install = _P_CANNOT_INSTALL.search(sentence)
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
                                 (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
                                 (_P_NCCL, "nccl_prose")):
                 found = regex.search(sentence)
-                if found and regex in (_P_TORCH, _P_TF) and (
-                        (regex is _P_TORCH and failed_install and failed_install.start() <= found.start()
-                         < failed_install.end()) or asked_for(sentence, found.start())):
+                # NOTE: asked_for covers _P_CANNOT_INSTALL's "can not install torch 2.4.1" too (its match starts
+                # at the framework's name, right after "install")
+                if found and regex in (_P_TORCH, _P_TF) and asked_for(sentence, found.start()):
                     continue  # "Fails to install torch==2.6.0+cu121": what was asked for, not what is installed
                 if found and stated(found):
                     value = found.group(found.lastindex or 1)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.extract import _CLAUSE_END, _HEDGE_WINDOW, _INTERESTING, STATED_CC, asked_for, stated_cc
+from envguard.reports.extract import _INTERESTING, STATED_CC, asked_for, in_clause, stated_cc
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
 from envguard.sentences import sentences
@@ -105,12 +105,7 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
 def _tag_hedged(sentence: str, found: re.Match[str]) -> bool:
     """A hedge word near the tagged version, within its clause: "if you install torch 2.5.1+cu121", "torch 2.5.1+cu121
     would be better"; a hedge elsewhere in a long sentence ("... such as RTX 4060") does not take it back."""
-    before = sentence[max(0, found.start() - _HEDGE_WINDOW):found.start()]
-    cuts = list(_CLAUSE_END.finditer(before))
-    before = before[cuts[-1].end():] if cuts else before
-    after = sentence[found.end():found.end() + _HEDGE_WINDOW]
-    cut = _CLAUSE_END.search(after)
-    return _TAG_HEDGE.search(before + " " + (after[:cut.start()] if cut else after)) is not None
+    return _TAG_HEDGE.search(in_clause(sentence, found)) is not None
 
 
 def _sentences(line: str, n: int) -> Iterator[Mention]:

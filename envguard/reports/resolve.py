@@ -456,8 +456,9 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             # NOTE: a "Paddle version" field names the release, not the package (paddlepaddle or -gpu).
             cpu_listed = ("paddlepaddle" in pkgs and gpu_seen and pkgs["paddlepaddle"].tier >= FIELD
                           and not pkgs["paddlepaddle"].how.startswith(("field:", "issue form:")))
-            gpu_ran = paddle_gpu_ran  # NOTE: Paddle failing in a GPU kernel is a GPU build, whatever it is named
-            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda or gpu_ran else ("cpu" if cpu_listed else None)
+            # NOTE: Paddle failing in a GPU kernel (paddle_gpu_ran) is a GPU build, whatever it is named
+            accel = "cuda" if "paddlepaddle-gpu" in pkgs or build.cuda or paddle_gpu_ran else (
+                "cpu" if cpu_listed else None)
             with_cuda = r.get("paddle_with_cuda")
             if with_cuda is not None:
                 accel = "cuda" if with_cuda.value == "true" else "cpu"
