@@ -1470,6 +1470,12 @@ LINES: list[tuple[str, Expected]] = [
     # google-deepmind/alphafold3#656
     ("xla_bridge.py:841] Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: cannot "
      "open shared object file: No such file or directory", {'jax-tpu-backend-unavailable': {}}),
+    # LMCache/LMCache#1294 (stop 26): an ABI-tagged extension module whose path is cut to its package
+    ("lmcache/c_ops.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",
+     {'torch-extension-undefined-symbol': {'symbol': '_ZN3c105ErrorC2ENS_14SourceLocationESs'}}),
+    # VBTI-development/onedl-mmdetection#18 (stop 26)
+    ("ModuleNotFoundError: No module named 'mmcv._ext' on RTX 5060 with PyTorch 2.10+cu128",
+     {'mmcv-ops-not-built': {}}),
 ]
 
 
@@ -1580,6 +1586,13 @@ INNOCENT: list[str] = [
      'ae42daa83fae87c0731b4880c31f882f40/merged/run/nvidia-persistenced/socket: no such device or address'),
     # another out-of-tree module under Secure Boot (lolo101/px1800kbd#10)
     "modprobe: ERROR: could not insert 'px1800kbd': Key was rejected by service",
+    # torch's own extension module (a broken torch install, not an extension built for another torch), and a bare
+    # _C module that names no package
+    ("ImportError: /usr/lib/python3.10/site-packages/torch/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
+     "_ZN3c1010TensorImpl4sizeEl"),
+    "_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c1010TensorImpl4sizeEl",
+    # another package's module missing is not mmcv's ops
+    "ModuleNotFoundError: No module named 'mmcv_ext'",
 ]
 
 

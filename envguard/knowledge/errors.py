@@ -6,6 +6,7 @@ import logging
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from envguard._regex import LazyPattern, lazy
@@ -64,6 +65,11 @@ class ErrorsMatrix:
     #: (signature, anchor) for every signature, in catalogue order: built on the first match() (a report's lines are
     #: matched one at a time, so this is read once per line).
     _anchored: list[tuple[ErrorSignature, str]] = field(default_factory=list, repr=False, compare=False)
+    #: The last tuple of lines matched (held, so compared by identity) and its matches: every rule that reads a
+    #: snapshot's messages asks for the same ``observed_errors`` tuple (nine rules per check). A new tuple, even
+    #: an equal one, is matched afresh, so nothing carries over from one report to the next.
+    _last: list[tuple[tuple[str, ...], tuple[SignatureMatch, ...]]] = field(default_factory=list, repr=False,
+                                                                          compare=False)
 
     def anchor(self, sig: ErrorSignature) -> str:
         """The literal ``sig`` needs (computed once)."""
@@ -93,6 +99,14 @@ class ErrorsMatrix:
 
         :raises MatrixError: when a pattern of the catalogue does not compile.
         """
+        if isinstance(lines, tuple) and self._last and self._last[0][0] is lines:
+            return self._last[0][1]
+        found = self._match(tuple(lines))
+        if isinstance(lines, tuple):
+            self._last[:] = [(lines, found)]
+        return found
+
+    def _match(self, lines: tuple[str, ...]) -> tuple[SignatureMatch, ...]:
         out: list[SignatureMatch] = []
         if len(self._anchored) != len(self.signatures):
             self._anchored[:] = [(sig, self.anchor(sig)) for sig in self.signatures]
@@ -117,7 +131,7 @@ class ErrorsMatrix:
                         # message may start past the excerpt's 500 characters (a docker hook error's tail).
                         start = 0 if found.end() <= EXCERPT_CHARS else max(0, found.start() - 100)
                         stop = max(start + EXCERPT_CHARS, found.end())
-                        out.append(SignatureMatch(sig, window[start:stop], groups))
+                        out.append(SignatureMatch(sig, window[start:stop], MappingProxyType(groups)))
                         break
         return tuple(out)
 

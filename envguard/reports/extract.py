@@ -643,8 +643,10 @@ _HEDGE = re.compile(
 #: Characters around a version in which a hedge word takes the fact back ("Python 3.10 has no wheels").
 _HEDGE_WINDOW = 32
 #: Where a clause ends inside a sentence: a hedge beyond it is about another clause ("the runtime reports PyTorch
-#: 2.9.1+cpu, and the web UI shows no CUDA support": the "no" does not take the version back).
-_CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so)\b|;|\s(?:but|whereas)\s", re.IGNORECASE)
+#: 2.9.1+cpu, and the web UI shows no CUDA support": the "no" does not take the version back; "tensorflow 2.15.0 and cuda
+#: 11.8, the GPU is not found": a new subject after a comma starts another clause).
+_CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so|the|i|it|my|we|they)\b|;|\s(?:but|whereas)\s",
+                         re.IGNORECASE)
 def _named(names: str, number: str) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
@@ -784,16 +786,21 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
                                 (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
                                 (_P_NCCL, "nccl_prose")):
-                found = regex.search(sentence)
+                # NOTE: the first version the sentence states: "tensorflow-gpu 2.3.0 needs CUDA 10.1, I have CUDA
+                # 10.2" takes back the first CUDA (a requirement), not the second
+                found = next((f for f in regex.finditer(sentence) if stated(f)), None)
                 # NOTE: asked_for covers _P_CANNOT_INSTALL's "can not install torch 2.4.1" too (its match starts
                 # at the framework's name, right after "install")
                 if found and regex in (_P_TORCH, _P_TF) and asked_for(sentence, found.start()):
                     continue  # "Fails to install torch==2.6.0+cu121": what was asked for, not what is installed
-                if found and stated(found):
+                if found:
                     value = found.group(found.lastindex or 1)
                     moved = _P_MOVED_TO.match(sentence, found.end()) if regex is _P_PYTHON else None
                     # NOTE: "把python3.10升级到3.14" / "python 3.10 to 3.12": the version it was moved to is the one in use
-                    yield Mention(kind, moved.group(1) if moved else value, n, PROSE, "text (moved to)" if moved else "text")
+                    # NOTE: "tensorflow-gpu 2.0.0" names the GPU package (the CPU one was "tensorflow" before 2.1)
+                    key = "tensorflow-gpu" if regex is _P_TF and "tensorflow-gpu" in found.group(0).lower() else ""
+                    yield Mention(kind, moved.group(1) if moved else value, n, PROSE,
+                                  "text (moved to)" if moved else "text", key)
             needed = _P_CUDNN_NEEDED.search(sentence)
             # NOTE: "required" and "only" are this shape's own words; only a condition before it hedges it
             if needed and not re.search(r"\b(?:if|would|should|could|whether)\b", sentence[:needed.start()], re.I):

@@ -280,7 +280,8 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         runtime = get("cuda_text")
     elif runtime is None and _tf_template_cuda(r):
         # NOTE: TensorFlow's issue template asks for the CUDA installed ("CUDA/cuDNN version:"), and a TensorFlow
-        # before 2.14 loads the system's: the field is the toolkit when TensorFlow is the only framework named.
+        # before 2.14 loads the system's: the field (or a sentence's CUDA) is the toolkit when TensorFlow is the
+        # only framework named.
         runtime = get("cuda_text")
     if runtime:
         version = re.match(r"(\d+)\.(\d+)", runtime.value)
@@ -558,10 +559,16 @@ _FRAMEWORK_PACKAGES = frozenset({"torch", "pytorch", "jaxlib", "paddlepaddle", "
 
 
 def _tf_template_cuda(r: Resolved) -> bool:
-    """Whether the report's CUDA is a template field and TensorFlow the only framework it names."""
+    """Whether the report's CUDA is a template field, or a sentence's, and TensorFlow the only framework it names.
+
+    A TensorFlow wheel has no CUDA variants (its release decides its CUDA), so "tensorflow-gpu 2.0.0 and cuda 10.1"
+    can only mean the CUDA installed beside it.
+    """
     text = r.get("cuda_text")
-    if text is None or text.tier < FIELD or not text.how.startswith("field"):
+    if text is None or not (text.how.startswith("field") or text.how == "text"):
         return False
+    if text.how == "text" and any(m.line == text.line and m.kind in ("driver", "driver_cuda") for m in r.mentions):
+        return False  # "Driver Version: 450.66  CUDA Version: 11.0": the driver's CUDA, not a toolkit
     kinds = {m.kind for m in r.mentions}
     keys = {m.key for m in r.mentions if m.kind == "package"}
     return bool(kinds & _TF_KINDS) and not kinds & _TORCH_KINDS and not keys & _FRAMEWORK_PACKAGES

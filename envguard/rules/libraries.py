@@ -193,7 +193,12 @@ class SystemLibrariesRule:
             return
         release = matrices.tensorflow.release(tf.version)
         system = system_of(snapshot)
-        if system != "linux" and not (system == "windows" and release is not None and release.windows_native_gpu):
+        both = release is not None and release.windows_native_gpu
+        if system not in ("linux", "windows", "darwin") and snapshot.from_report and both:
+            # NOTE: a report that names no OS: up to 2.10 TensorFlow's Linux and Windows GPU builds load the same
+            # CUDA and cuDNN, so either file is what it needs ("either" below names both)
+            system = "either"
+        elif system != "linux" and not (system == "windows" and both):
             return
         cuda = tf.cuda or (release.cuda if release else None)
         cudnn = tf.cudnn or (release.cudnn if release else None)
@@ -232,7 +237,8 @@ class SystemLibrariesRule:
                     "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
                     if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
                     f"install CUDA {cuda} and cuDNN {cudnn} and put their "
-                    + ("bin folders on PATH" if system == "windows" else "lib64 folders on LD_LIBRARY_PATH"),
+                    + ("bin folders on PATH" if system == "windows" else "lib64 folders on LD_LIBRARY_PATH"
+                       + (" (bin folders on PATH on Windows)" if system == "either" else "")),
                     release.prov.source if release else None, "tensorflow",
                 )
                 other = [lib for lib in libs if lib.name == "cudnn" and lib.soname_major is not None]
@@ -328,7 +334,10 @@ def same_cuda_runtime(have: Version, needed: Version) -> bool:
 
 
 def runtime_file(family: str, cuda: Version, system: str) -> str:
-    """The library file a build for CUDA ``cuda`` loads: libcudart.so.10.1 / cudart64_101.dll / libcudart.so.11.0."""
+    """The library file a build for CUDA ``cuda`` loads: libcudart.so.10.1 / cudart64_101.dll / libcudart.so.11.0;
+    for ``system`` "either" (a report naming no OS), the Linux file and the Windows one."""
+    if system == "either":
+        return f"{runtime_file(family, cuda, 'linux')} (on Windows {runtime_file(family, cuda, 'windows')})"
     if family != "cudart":
         return f"lib{family}.so.{cuda.major}" if system != "windows" else f"{family}64_{cuda.major}.dll"
     if cuda.major < MINOR_VERSIONED_RUNTIME_BEFORE:

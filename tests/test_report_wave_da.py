@@ -1,0 +1,115 @@
+"""Held-out sets DA-DE (issue 14, stop 26): what their first contact taught, each on a real report's text (the public
+source above each). An ABI-tagged extension module outside torch asking libtorch for a symbol is built for another
+torch, wherever its path is cut; mmcv without its compiled ops; "tensorflow-gpu X" in a sentence is the GPU package; a
+sentence's CUDA beside TensorFlow alone is the CUDA installed (a TensorFlow wheel has no CUDA variants), but not the
+CUDA of an nvidia-smi header; a report naming no OS is judged for a TensorFlow whose Linux and Windows GPU builds load
+the same CUDA; a sentence's first stated version counts, not its first version. The matching cache of the error
+catalogue serves the rules of one snapshot and nothing beyond it."""
+
+from __future__ import annotations
+
+from envguard.knowledge import load_matrices
+from tests.reports import error_codes, error_messages, first_snapshot
+
+# LMCache/LMCache#1294
+LMCACHE = """version:
+torch 2.7.0
+lmcache 0.3.3
+cuda 12.6
+python 3.10
+I installed lmcache by source : pip3 install -e .
+and when using lmcache, raise such error:
+lmcache/c_ops.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs
+"""
+
+
+def test_an_abi_tagged_extension_module_asking_for_a_torch_symbol_is_a_companion_mismatch() -> None:
+    assert "companion-mismatch" in error_codes(LMCACHE)
+
+
+def test_torchs_own_extension_module_is_not_an_extension_built_for_another_torch() -> None:
+    text = LMCACHE.replace("lmcache/c_ops", "/usr/lib/python3.10/site-packages/torch/_C")
+    assert "companion-mismatch" not in error_codes(text)
+
+
+# VBTI-development/onedl-mmdetection#18
+MMCV = """ModuleNotFoundError: No module named 'mmcv._ext' on RTX 5060 with PyTorch 2.10+cu128
+
+I am trying to run the image_demo.py script using onedl-mmdetection. I encountered the ModuleNotFoundError: No \
+module named 'mmcv._ext' error, even when running on --device cpu./cuda:0
+"""
+
+
+def test_mmcv_without_its_compiled_ops_is_a_companion_mismatch() -> None:
+    messages = error_messages(MMCV)
+    assert any("no compiled ops" in m for m in messages["companion-mismatch"])
+
+
+# ageron/handson-ml2#61
+TF_GPU_200 = """tensorflow-gpu 2.0.0 and cuda 10.1
+
+The tensorflow-gpu 2.0.0 you get from pip only works with cuda 10.0. If you have the newer cuda 10.1 installed, \
+you'll either have to downgrade cuda or compile tensorflow from source yourself.
+"""
+
+
+def test_tensorflow_gpu_named_in_a_sentence_is_the_gpu_package() -> None:
+    tf = first_snapshot(TF_GPU_200).framework("tensorflow")
+    assert tf is not None and tf.accelerator == "cuda" and tf.distribution == "tensorflow-gpu"
+
+
+def test_a_sentences_cuda_beside_tensorflow_alone_is_the_cuda_installed() -> None:
+    snapshot = first_snapshot(TF_GPU_200)
+    assert [tk.version for tk in snapshot.toolkit_list()] == ["10.1"]
+
+
+def test_a_report_naming_no_os_is_judged_where_both_gpu_builds_load_the_same_cuda() -> None:
+    messages = error_messages(TF_GPU_200)
+    assert any("libcudart.so.10.0" in m and "cudart64_100.dll" in m for m in messages["cuda-libs-missing"])
+
+
+def test_a_tensorflow_whose_windows_build_is_cpu_only_is_not_judged_without_an_os() -> None:
+    # TF 2.15: no native-Windows GPU build, so the file it needs depends on the OS the report does not name
+    text = "tensorflow 2.15.0 and cuda 11.8, the GPU is not found"
+    assert "cuda-libs-missing" not in error_codes(text)
+
+
+# tensorflow/tensorflow (case 854): conda's TF 2.2 listing beside the nvidia-smi header of a CUDA 11.0 driver
+NVIDIA_SMI_BESIDE_TF = """- Ubuntu 18.04
+- Tensorflow=2.2.0
+- Python = 3.7.6
+- NVIDIA-SMI 450.66       Driver Version: 450.66       CUDA Version: 11.0
+- GPU GeForce GTX 960M (4046MiB)
+"""
+
+
+def test_the_cuda_of_an_nvidia_smi_header_is_not_a_toolkit_beside_tensorflow() -> None:
+    snapshot = first_snapshot(NVIDIA_SMI_BESIDE_TF)
+    assert snapshot.toolkit_list() == ()
+    assert "cuda-libs-missing" not in error_codes(NVIDIA_SMI_BESIDE_TF)
+
+
+def test_a_sentences_first_stated_version_counts_not_its_first_version() -> None:
+    text = "On the laptop CUDA 11.0 did not work, so I installed CUDA 10.2 for tensorflow-gpu 2.3.0 on Ubuntu 18.04"
+    assert [tk.version for tk in first_snapshot(text).toolkit_list()] == ["10.2"]
+    assert "cuda-libs-missing" in error_codes(text)
+
+
+def test_a_new_subject_after_a_comma_starts_another_clause() -> None:
+    # "..., the GPU is not found": the "not" is about the GPU, not about the versions before the comma
+    snapshot = first_snapshot("tensorflow-gpu 2.3.0 and cuda 10.2, the GPU is not found")
+    tf = snapshot.framework("tensorflow")
+    assert tf is not None and tf.version == "2.3.0"
+    assert [tk.version for tk in snapshot.toolkit_list()] == ["10.2"]
+
+
+def test_the_catalogue_matches_a_snapshots_messages_once_and_a_new_tuple_afresh() -> None:
+    errors = load_matrices().errors
+    lines = ("lmcache/c_ops.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",)
+    first = errors.match(lines)
+    assert errors.match(lines) is first  # the rules of one snapshot share one matching
+    again = errors.match(tuple(line for line in lines))
+    # an equal tuple of another report is matched afresh, with the same result
+    assert again == first and again is not first
+    assert errors.match(list(lines)) == first
+    assert [m.signature.id for m in first] == ["torch-extension-undefined-symbol"]
