@@ -233,6 +233,9 @@ TORCH_INDEX_KEY = "PIP_TORCH_INDEX"
 #: collect_env's "Is CUDA available: Yes" (torch.cuda.is_available() in the reported environment: its driver runs
 #: its torch's CUDA), as "Yes|report line 30: collect_env: Is CUDA available".
 TORCH_CUDA_AVAILABLE_KEY = "TORCH_CUDA_AVAILABLE"
+#: What in a report shows a usable NVIDIA GPU on its machine without naming one ("I do have a GPU set up", "Is CUDA
+#: available: Yes"), as "I do have a GPU set up|report line 5: text (the user says the machine has a GPU)".
+GPU_SAID_KEY = "REPORT_GPU_SAID"
 
 
 @dataclass(frozen=True, slots=True)

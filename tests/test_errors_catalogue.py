@@ -1473,6 +1473,8 @@ LINES: list[tuple[str, Expected]] = [
     # LMCache/LMCache#1294 (stop 26): an ABI-tagged extension module whose path is cut to its package
     ("lmcache/c_ops.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",
      {'torch-extension-undefined-symbol': {'symbol': '_ZN3c105ErrorC2ENS_14SourceLocationESs'}}),
+    # ultralytics/ultralytics#17345 (stop 26)
+    ("WARNING ⚠️ torchvision==0.19 is incompatible with torch==2.1.", {'ultralytics-torchvision-incompatible': {}}),
     # VBTI-development/onedl-mmdetection#18 (stop 26)
     ("ModuleNotFoundError: No module named 'mmcv._ext' on RTX 5060 with PyTorch 2.10+cu128",
      {'mmcv-ops-not-built': {}}),

@@ -1,15 +1,18 @@
-"""Held-out sets DA-DE (issue 14, stop 26): what their first contact taught, each on a real report's text (the public
-source above each). An ABI-tagged extension module outside torch asking libtorch for a symbol is built for another
-torch, wherever its path is cut; mmcv without its compiled ops; "tensorflow-gpu X" in a sentence is the GPU package; a
-sentence's CUDA beside TensorFlow alone is the CUDA installed (a TensorFlow wheel has no CUDA variants), but not the
-CUDA of an nvidia-smi header; a report naming no OS is judged for a TensorFlow whose Linux and Windows GPU builds load
-the same CUDA; a sentence's first stated version counts, not its first version. The matching cache of the error
-catalogue serves the rules of one snapshot and nothing beyond it."""
+"""Held-out sets DA-DJ (issue 14, stop 26): what their first contact taught, each on a real report's text (the public
+source above each). TensorFlow's missing CUDA runtime is a warning where the report shows no GPU and says none is set
+up; CPU-build claims through Markdown code marks, beside "instead of gpu ones", "even on machines with GPU" and
+conda's cudatoolkit installed; ultralytics' torchvision check. An ABI-tagged extension module outside torch asking
+libtorch for a symbol is built for another torch, wherever its path is cut; mmcv without its compiled ops;
+"tensorflow-gpu X" in a sentence is the GPU package; a sentence's CUDA beside TensorFlow alone is the CUDA installed
+(a TensorFlow wheel has no CUDA variants), but not the CUDA of an nvidia-smi header; a report naming no OS is judged
+for a TensorFlow whose Linux and Windows GPU builds load the same CUDA; a sentence's first stated version counts, not
+its first version. The matching cache of the error catalogue serves the rules of one snapshot and nothing beyond it."""
 
 from __future__ import annotations
 
+from envguard.findings import Severity
 from envguard.knowledge import load_matrices
-from tests.reports import error_codes, error_messages, first_snapshot
+from tests.reports import error_codes, error_messages, first_snapshot, worst_severity
 
 # LMCache/LMCache#1294
 LMCACHE = """version:
@@ -113,3 +116,61 @@ def test_the_catalogue_matches_a_snapshots_messages_once_and_a_new_tuple_afresh(
     assert again == first and again is not first
     assert errors.match(list(lines)) == first
     assert [m.signature.id for m in first] == ["torch-extension-undefined-symbol"]
+
+
+# google/lightweight_mmm#23 (a negative: the library ran on the CPU)
+CUDART_ALONE = """cudart64_110.dll not found
+
+Got the following error:
+
+2022-06-22 15:44:53.578885: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not load dynamic \
+library 'cudart64_110.dll'; dlerror: cudart64_110.dll not found
+
+Any thoughts on why this is showing?
+"""
+
+
+def test_tensorflows_missing_cuda_runtime_without_a_gpu_in_the_report_is_a_warning() -> None:
+    assert worst_severity(CUDART_ALONE)["cuda-libs-missing"] is Severity.WARNING
+
+
+def test_the_same_message_where_the_user_says_a_gpu_is_set_up_is_an_error() -> None:
+    # DeepLabCut/DeepLabCut (case 905): "I do have a GPU set up, so should I be worried about this?"
+    text = CUDART_ALONE.replace("Any thoughts on why this is showing?",
+                                "I do have a GPU set up, so should I be worried about this?")
+    messages = error_messages(text)
+    assert "cuda-libs-missing" in messages
+
+
+# chemprop/chemprop#183
+CHEMPROP = """environment.yml installs cpu instead of gpu version of pytorch and torchvision
+
+Wanted to bring to your notice that the installation from the `environment.yml` file seems to install `cpu` \
+versions of `pytorch` and `torchvision` instead of `gpu` ones.
+"""
+
+
+def test_a_cpu_claim_through_code_marks_beside_the_gpu_build_wanted_is_cpu_only_build() -> None:
+    assert "cpu-only-build" in error_codes(CHEMPROP)
+
+
+def test_a_cpu_claim_with_no_sign_of_a_gpu_is_no_error() -> None:
+    text = CHEMPROP.replace(" instead of `gpu` ones", "").replace("instead of gpu version ", "version ")
+    assert "cpu-only-build" not in error_codes(text)
+
+
+def test_even_on_machines_with_gpu_beside_a_cpu_claim_is_a_gpu_machine() -> None:
+    # NRCan/geo-deep-learning#490
+    text = ("Conda environments built from our environment.yml install a cpu version of pytorch even on machines "
+            "with GPU.")
+    assert "cpu-only-build" in error_codes(text)
+
+
+def test_conda_cudatoolkit_installed_beside_a_cpu_claim_is_meant_for_a_gpu() -> None:
+    # asapdiscovery/asapdiscovery#743
+    text = ("As the title says, when trying to build the `asapdiscovery` environment via `mamba env create -f "
+            "devtools/conda-envs/asapdiscovery-ubuntu-latest.yml`, the solver tries to install the CPU-only build of "
+            "`pytorch`. It does also install `cudatoolkit`, but for some reason that's not making it across to "
+            "`pytorch`.")
+    assert "cpu-only-build" in error_codes(text)
+    assert "cpu-only-build" not in error_codes(text.replace("It does also install", "It does not install"))

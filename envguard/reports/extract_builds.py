@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW
+from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW, in_clause
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import last_sentence, sentences
 from envguard.snapshot import normalize_name
@@ -31,6 +31,7 @@ from envguard.snapshot import normalize_name
 BUILT_WITHOUT_CUDA = "built_without_cuda"  #: key: framework; the framework said it has no CUDA
 CONDA_VARIANT = "conda_variant"  #: key: framework; value "cpu" or the CUDA "12.0" of a conda build string
 CUDA_REQUEST = "cuda_request"  #: key: framework or ""; value: what asked for a CUDA build
+GPU_WANTED = "gpu_wanted"  #: key: framework; value: a sentence's words wanting the GPU build ("instead of gpu ones")
 CPU_CLAIM = "cpu_claim"  #: key: framework; value: the sentence's words
 CONDA_TORCH_REQUEST = "conda_torch_request"  #: key "torch"; value "1.9.0|11.3" (pytorch=, cudatoolkit=)
 GPU_PRESENT = "gpu_present"  #: value: what shows a usable NVIDIA GPU on the machine (a machine fact)
@@ -147,6 +148,19 @@ _FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:
 _CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
                           r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.IGNORECASE)
+#: "Wanted to bring to your notice that ...", "just wanted to let you know": a courtesy, not a wish about the build.
+_COURTESY = re.compile(r"\b(?:just\s{1,2})?wanted\s{1,2}to\s{1,2}"
+                       r"(?:bring|let|report|mention|point|say|share|inform|note|flag|raise)\b", re.IGNORECASE)
+#: "It does also install cudatoolkit" (asapdiscovery/asapdiscovery#743): conda's CUDA runtime package in the same
+#: environment, there for a GPU.
+_INSTALLS_CUDATOOLKIT = re.compile(r"\binstall(?:s|ed)?\s{1,2}(?:the\s{1,2})?cudatoolkit\b", re.IGNORECASE)
+#: "... even on machines with GPU", "... even when a GPU is available": said beside a CPU-build claim, the machine has
+#: a GPU (NRCan/geo-deep-learning#490).
+_GPU_THERE = re.compile(r"\beven\s{1,2}(?:on\s{1,2}(?:a\s{1,2}|the\s{1,2})?"
+                        r"(?:machines?|systems?|computers?|servers?|nodes?|hosts?)\s{1,2}with\s{1,2}"
+                        r"(?:an?\s{1,2}|the\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?"
+                        r"|when\s{1,2}(?:an?\s{1,2}|the\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\s{1,2}(?:is|are)\s{1,2}"
+                        r"(?:available|present))\b", re.IGNORECASE)
 #: "I installed CUDA 11.8", "I have managed to install CUDA 11.8 and cudnn 8.6", "installed CUDA toolkit 12.1"
 _INSTALLED_CUDA = re.compile(r"\b(?:install(?:ed)?|have)\s{1,2}(?:the\s{1,2})?(?:NVIDIA\s{1,2})?CUDA"
                              r"(?:\s{1,2}toolkit)?\s{0,2}v?(\d{1,2}\.\d)(?:\.\d{1,3})?\b", re.IGNORECASE)
@@ -188,6 +202,12 @@ _HAS_CUDA = re.compile(r"\b(?:I\s{1,2}(?:actually\s{1,2}|do\s{1,2}|already\s{1,2
                        r"\s{1,2}(?:GeForce\s{1,2})?(?:GPU|graphics\s{1,2}card|video\s{1,2}card|card)s?\b"
                        r"|\bNVIDIA\s{1,2}GPUs?\s{1,2}(?:and\s{1,2}(?:a\s{1,2})?driver\s{1,2})?(?:is|are)\s{1,2}present\b",
                        re.IGNORECASE)
+#: "I do have a GPU set up" (the words of TensorFlow's "Ignore above cudart dlerror if you do not have a GPU set up
+#: on your machine", answered): the user's machine has a GPU. Hedged by its own clause only ("I do have a GPU set up,
+#: so should I be worried about this?" asks about the message, not about the GPU).
+_HAS_GPU_SET_UP = re.compile(r"\bI\s{1,2}(?:do\s{1,2}|already\s{1,2}|definitely\s{1,2})?have\s{1,2}"
+                             r"(?:an?\s{1,2}|my\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\s{1,2}(?:set\s{1,2}up|configured)\b",
+                             re.IGNORECASE)
 #: A sentence that supposes, asks, negates or addresses someone else says nothing about this machine.
 _HAS_CUDA_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|need|needs|require[sd]?|recommend(?:ed)?|without|"
                              r"not|no|never|you|your|users?|buy|buying|planning|e\.g|for example|such as)\b|n't\b|\?",
@@ -325,9 +345,11 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
         return
     # NOTE: the sentence before the first one of a line is the last of the line above (a wrapped paragraph).
     earlier = last_sentence(prev[:2000])
-    for sentence in sentences(line):
+    for marked in sentences(line):
+        # NOTE: Markdown's code marks are not words: "installs `cpu` versions of `pytorch`" (chemprop/chemprop#183)
+        sentence = marked.replace("`", "")
         lowered = sentence.lower()
-        if "cpu" in lowered and not _CLAIM_HEDGE.search(_INSTEAD_OF_GPU.sub("", sentence)):
+        if "cpu" in lowered and not _CLAIM_HEDGE.search(_COURTESY.sub("", _INSTEAD_OF_GPU.sub("", sentence))):
             claimed = False
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
                 found = regex.search(sentence)
@@ -336,12 +358,22 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
                 before = sentence[max(0, found.start() - 80):found.start()]
                 negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
                 if _FACT_VERB.search(before) and not negated:
-                    yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", _FRAMEWORK_OF[found.group(1).lower()])
+                    framework = _FRAMEWORK_OF[found.group(1).lower()]
+                    yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", framework)
                     claimed = True
+                    # NOTE: the same sentence saying the GPU build was wanted ("instead of gpu ones"), or that the
+                    # machine has a GPU ("even on machines with GPU"): what shows the CPU build is the wrong one
+                    if (wanted := _INSTEAD_OF_GPU.search(sentence)) is not None:
+                        yield Mention(GPU_WANTED, wanted.group(0), n, PROSE, "text (the GPU build wanted)", framework)
+                    if (there := _GPU_THERE.search(sentence)) is not None:
+                        yield Mention(GPU_PRESENT, there.group(0), n, PROSE, "text (the machine has a GPU)")
                     break
             if not claimed:
                 yield from _bare_claim(sentence, earlier, n)
         earlier = sentence
+        toolkit = _INSTALLS_CUDATOOLKIT.search(sentence) if "cudatoolkit" in lowered else None
+        if toolkit is not None and not _INSTALL_HEDGE.search(in_clause(sentence, toolkit)):
+            yield Mention(CUDA_REQUEST, toolkit.group(0), n, PROSE, "text (conda's cudatoolkit installed)")
         if "cuda" in lowered:
             installed = _INSTALLED_CUDA.search(sentence)
             if installed and not _INSTALL_HEDGE.search(sentence):
@@ -408,5 +440,10 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
             if has and not _HAS_CUDA_HEDGE.search(sentence):
                 yield Mention(GPU_PRESENT, has.group(0), n, PROSE, "text (the user's machine has CUDA)")
                 break
+    if "gpu" in lowered and (set_up := _HAS_GPU_SET_UP.search(line)) is not None:
+        sentence = next((x for x in sentences(line) if set_up.group(0) in x), line)
+        inner = _HAS_GPU_SET_UP.search(sentence)
+        if inner is not None and not _HAS_CUDA_HEDGE.search(in_clause(sentence, inner)):
+            yield Mention(GPU_PRESENT, inner.group(0), n, PROSE, "text (the user says the machine has a GPU)")
     if _JAX_FORM_ACCEL.match(line):
         yield from _form_gpu_answer(lines, i, n, _GPU_ANSWER, "issue form: Which accelerator(s) are you using?")

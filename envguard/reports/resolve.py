@@ -26,6 +26,7 @@ from envguard.reports import (
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     CUDNN_REQUIRED_KEY,
+    GPU_SAID_KEY,
     L4T_IMAGE_KEY,
     L4T_NO_RUNTIME_KEY,
     NOT_REPORTED,
@@ -321,6 +322,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
     available = next((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT and m.tier == TOOL
                       and m.how == "collect_env: Is CUDA available"), None)
+    said = min((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT), key=lambda m: (-m.tier, m.line),
+               default=None)
+    if said is not None:
+        environment[GPU_SAID_KEY] = f"{said.value}|{said.source}"
     if available is not None:
         environment[TORCH_CUDA_AVAILABLE_KEY] = f"Yes|{available.source}"
     l4t_image = get("l4t_image")

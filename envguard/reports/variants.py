@@ -33,6 +33,7 @@ from envguard.reports.extract_builds import (
     CUDA_PREFIX,
     CUDA_REQUEST,
     GPU_PRESENT,
+    GPU_WANTED,
 )
 from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
 from envguard.reports.mentions import PROSE, Mention
@@ -46,7 +47,7 @@ JAX_PLATFORMS_SOURCE = "https://docs.jax.dev/en/latest/installation.html"
 TF_21_SOURCE = "https://github.com/tensorflow/tensorflow/releases/tag/v2.1.0"
 #: Kinds whose differing values are several facts, not a contradiction (two CUDA requests, two sentences).
 UNNOTED_KINDS = (BUILT_WITHOUT_CUDA, CONDA_TORCH_REQUEST, CONDA_VARIANT, CPU_CLAIM, CUDA_PREFIX, CUDA_REQUEST,
-                 GPU_PRESENT, TORCH_CHANNEL, TORCH_CONDA_BUILD)
+                 GPU_WANTED, GPU_PRESENT, TORCH_CHANNEL, TORCH_CONDA_BUILD)
 _DISTRIBUTION = {"torch": "torch", "tensorflow": "tensorflow", "jax": "jaxlib", "paddle": "paddlepaddle"}
 
 
@@ -158,6 +159,10 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
         # NOTE: a CUDA toolkit someone installed (nvcc's own output, not a sentence) is for GPU work
         # (pytorch/pytorch#49325: nvcc 10.2 beside torch 1.7.1+cpu on Windows)
         build = replace(build, gpu_intent=f"the CUDA toolkit installed, nvcc {nvcc.value} ({nvcc.source})")
+    elif (wanted := _best(mentions, GPU_WANTED, name)) is not None:
+        # NOTE: the weakest: a sentence saying the GPU build was wanted ("installs cpu versions of pytorch and
+        # torchvision instead of gpu ones", chemprop/chemprop#183)
+        build = replace(build, gpu_intent=f"{wanted.value} ({wanted.source})")
     return build
 
 

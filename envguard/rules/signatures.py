@@ -14,7 +14,7 @@ from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
-from envguard.snapshot import SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
+from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
 
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
@@ -166,6 +166,19 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(Evidence("pip could not reach an index", _excerpt(offline), snapshot.origin))
                 unreachable = True
+            if sig.id == _TF_DLOPEN and severity is Severity.ERROR and machine is None and \
+                    GPU_SAID_KEY not in snapshot.environment and \
+                    match.groups.get("lib", "").lower().startswith("cudart"):
+                # NOTE: TensorFlow's GPU build tries the CUDA runtime at import on every machine, and says so: "Ignore
+                # above cudart dlerror if you do not have a GPU set up on your machine" (cudart_stub.cc). With no GPU
+                # or driver in the report, and nothing saying there is one ("I do have a GPU set up"), the message
+                # alone does not show a GPU machine (google/lightweight_mmm#23).
+                severity = Severity.WARNING
+                evidence.append(Evidence("GPU", "not reported (TensorFlow prints this at import on machines without "
+                                         "a GPU too)", _CUDART_STUB_SOURCE))
+            elif sig.id == _TF_DLOPEN and machine is None and (said := snapshot.environment.get(GPU_SAID_KEY)):
+                value, _, where = said.partition("|")
+                evidence.append(Evidence("GPU", f"the report says so: {value!r}", where))
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -196,6 +209,9 @@ class SignatureRule:
             )
 
 
+#: TensorFlow failing to dlopen a CUDA library, and where it says a missing CUDA runtime is expected without a GPU.
+_TF_DLOPEN = "tf-dlopen-cuda-library"
+_CUDART_STUB_SOURCE = "https://github.com/tensorflow/tensorflow/blob/v2.10.0/tensorflow/stream_executor/cuda/cudart_stub.cc"
 #: CUDA error 804 (cudaErrorCompatNotSupportedOnDevice): the user-mode driver loaded is newer than the kernel module.
 FORWARD_COMPAT = "cuda-forward-compat-unsupported-hw"
 _FORWARD_COMPAT_IN_CONTAINER = (
