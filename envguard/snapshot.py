@@ -236,6 +236,8 @@ TORCH_CUDA_AVAILABLE_KEY = "TORCH_CUDA_AVAILABLE"
 #: What in a report shows a usable NVIDIA GPU on its machine without naming one ("I do have a GPU set up", "Is CUDA
 #: available: Yes"), as "I do have a GPU set up|report line 5: text (the user says the machine has a GPU)".
 GPU_SAID_KEY = "REPORT_GPU_SAID"
+#: An NGC framework container the report names, as "tritonserver:21.10|report line 9: image nvcr.io/nvidia/...".
+NGC_RELEASE_KEY = "NGC_CONTAINER"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1473,6 +1473,15 @@ LINES: list[tuple[str, Expected]] = [
     # LMCache/LMCache#1294 (stop 26): an ABI-tagged extension module whose path is cut to its package
     ("lmcache/c_ops.cpython-312-x86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs",
      {'torch-extension-undefined-symbol': {'symbol': '_ZN3c105ErrorC2ENS_14SourceLocationESs'}}),
+    # AI-Hypercomputer/maxtext#2736 (stop 26)
+    ("jax.errors.JaxRuntimeError: INVALID_ARGUMENT: Unexpected PJRT_FFI_UserData_Add_Args size: expected 48, got 40",
+     {'pjrt-struct-size-mismatch': {}}),
+    # huggingface/text-embeddings-inference#34 (stop 26)
+    ("    Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80",
+     {'tei-compute-cap-mismatch': {}}),
+    # triton-inference-server/server#4287 (stop 26)
+    ("**WARNING: Detected NVIDIA NVIDIA A2 GPU, which is not yet supported in this version of the container**",
+     {'ngc-gpu-not-yet-supported': {}}),
     # ultralytics/ultralytics#17345 (stop 26)
     ("WARNING ⚠️ torchvision==0.19 is incompatible with torch==2.1.", {'ultralytics-torchvision-incompatible': {}}),
     # VBTI-development/onedl-mmdetection#18 (stop 26)
@@ -1593,6 +1602,8 @@ INNOCENT: list[str] = [
     ("ImportError: /usr/lib/python3.10/site-packages/torch/_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: "
      "_ZN3c1010TensorImpl4sizeEl"),
     "_C.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c1010TensorImpl4sizeEl",
+    # huggingface/text-embeddings-inference#20: equal capabilities, a matching bug of early TEI releases
+    "Nvidia T4 GCP Runtime compute cap 75 is not compatible with compile time compute cap 75",
     # another package's module missing is not mmcv's ops
     "ModuleNotFoundError: No module named 'mmcv_ext'",
 ]

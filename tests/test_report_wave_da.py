@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from envguard.findings import Severity
 from envguard.knowledge import load_matrices
+from envguard.reports import extract
 from tests.reports import error_codes, error_messages, first_snapshot, worst_severity
 
 # LMCache/LMCache#1294
@@ -174,3 +175,94 @@ def test_conda_cudatoolkit_installed_beside_a_cpu_claim_is_meant_for_a_gpu() -> 
             "`pytorch`.")
     assert "cpu-only-build" in error_codes(text)
     assert "cpu-only-build" not in error_codes(text.replace("It does also install", "It does not install"))
+
+
+# huggingface/text-embeddings-inference#47: error 804 beside nvidia-smi's table of a CUDA 12.0 driver
+TEI_804 = """forward compatibility was attempted on non supported HW
+
+### System Info
+
+```bash
++-----------------------------------------------------------------------------+
+| NVIDIA-SMI 525.105.17   Driver Version: 525.105.17   CUDA Version: 12.0     |
+|-------------------------------+----------------------+----------------------+
+"""
+
+
+def test_error_804_beside_a_working_nvidia_smi_is_a_driver_too_old_for_the_programs_cuda() -> None:
+    messages = error_messages(TEI_804)
+    assert any("forward-compatibility libcuda" in m for m in messages["driver-too-old"])
+    assert "driver-library-mismatch" not in messages
+
+
+def test_error_804_alone_is_still_a_user_mode_driver_newer_than_the_kernel_module() -> None:
+    assert "driver-too-old" not in error_codes("forward compatibility was attempted on non supported HW")
+
+
+# huggingface/text-embeddings-inference#34 and #20
+def test_tei_built_for_another_compute_capability_is_arch_unsupported() -> None:
+    text = ("My lowest compute capabilities in the system are RTX 2080s with capability 7.5.\n"
+            "    Could not start backend: Runtime compute cap 75 is not compatible with compile time compute cap 80")
+    assert "arch-unsupported" in error_codes(text)
+    assert "arch-unsupported" not in error_codes(text.replace("compute cap 80", "compute cap 75"))
+
+
+# turboderp-org/exllamav2#427: torch's JIT extension cache kept a build for another torch
+def test_a_stale_torch_extensions_build_is_a_companion_mismatch() -> None:
+    text = ("ImportError: /home/ec2-user/.cache/torch_extensions/py310_cu121/exllamav2_ext/exllamav2_ext.so: "
+            "undefined symbol: _ZN3c104cuda14ExchangeDeviceEa")
+    assert "companion-mismatch" in error_codes(text)
+
+
+def test_a_pip_command_continued_with_backslashes_is_one_command() -> None:
+    # KosinskiLab/AlphaPulldown#398
+    text = ("`pip install jax==0.4.27 \\\n            jaxlib==0.4.27+cuda12.cudnn89 \\\n"
+            "            -f https://storage.googleapis.com/jax-releases/jax_cuda_releases.html`\n")
+    lines = text.splitlines()
+    asked = {(m.key, m.value) for m in extract.messages_and_commands(lines, 0) if m.kind == "requested"}
+    assert ("jaxlib", "0.4.27+cuda12.cudnn89") in asked
+
+
+# triton-inference-server/server#3773: an NGC 21.10 container on driver 455.45.01
+TRITON_2110 = """No CUDA-capable device is detected (CUDA_ERROR_NO_DEVICE) cuInit()=100
+
+**Triton Information**
+What version of Triton are you using?
+nvcr.io/nvidia/tritonserver:21.10-py3-sdk
+
+**Machine Environment**
+
+Driver Version: 455.45.01
+"""
+
+
+def test_the_ngc_table_gives_each_release_its_cuda_and_driver_floor() -> None:
+    ngc = load_matrices().cuda_images
+    row = ngc.ngc("21.10")
+    assert row is not None and str(row.cuda) == "11.4.2" and row.driver == "470"
+    assert "450.51" in row.datacenter and row.prov.source.startswith("https://docs.nvidia.com/")
+    assert ngc.ngc("25.10") is None  # its pages disagree: unknown, not a guess
+    releases = [r.release for r in ngc.ngc_releases]
+    assert releases == sorted(releases, reverse=True) and len(releases) >= 60
+
+
+def test_an_ngc_container_below_its_releases_driver_floor_is_driver_too_old() -> None:
+    messages = error_messages(TRITON_2110)
+    assert any("tritonserver:21.10" in m and "470" in m for m in messages["driver-too-old"])
+
+
+def test_an_ngc_container_on_an_admitted_data_center_branch_is_fine_on_a_data_center_gpu() -> None:
+    text = TRITON_2110.replace("455.45.01", "450.80.02") + "GPU: Tesla T4\n"
+    assert "driver-too-old" not in error_codes(text)
+    # the same branch on a GeForce card: forward compatibility does not run there
+    assert "driver-too-old" in error_codes(text.replace("Tesla T4", "NVIDIA GeForce RTX 3090"))
+
+
+def test_an_ngc_container_on_its_floor_is_no_finding() -> None:
+    assert "driver-too-old" not in error_codes(TRITON_2110.replace("455.45.01", "470.57.02"))
+
+
+def test_a_chinese_card_word_before_a_model_number_names_the_gpu() -> None:
+    # RVC-Boss/GPT-SoVITS#577
+    snapshot = first_snapshot("由于显卡配置比较低，N卡1050TI,4G显存，但内存有32G")
+    assert [g.name for g in snapshot.gpu_list()] == ["GeForce GTX 1050 Ti"]

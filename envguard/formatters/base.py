@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from envguard.findings import Report, Severity
-from envguard.snapshot import NOT_REPORTED, PythonInfo, Snapshot, Unavailable
+from envguard.snapshot import NGC_RELEASE_KEY, NOT_REPORTED, PythonInfo, Snapshot, Unavailable
 
 RESULT_VERSION = 1
 
@@ -61,6 +61,10 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
     known = [x for x in (host.system, host.arch) if x and x not in ("unknown", "not reported")]
     head = " ".join(known) or ("not reported" if report else "unknown")
     rows.append(SummaryRow("Host", head + (f" ({', '.join(extras)})" if extras else ""), host.source))
+    ngc = snapshot.environment.get(NGC_RELEASE_KEY) if report else None
+    if ngc:
+        image, _, named_at = ngc.partition("|")
+        rows.append(SummaryRow("Container image", f"nvcr.io/nvidia/{image} (NGC release)", named_at or "report"))
     driver = snapshot.driver
     if isinstance(driver, Unavailable):
         rows.append(SummaryRow("NVIDIA driver", missing(driver, f"none — {driver.reason}"), ", ".join(driver.tried)))

@@ -121,6 +121,22 @@ class L4tRelease:
     prov: Provenance
 
 
+@dataclass(frozen=True, slots=True)
+class NgcRelease:
+    """A monthly NGC framework-container release (nvcr.io/nvidia/pytorch:21.10-py3, tensorflow:21.10-tf2-py3,
+    tritonserver:21.10-py3 ...): every container of one release is built on the same CUDA, with one driver floor."""
+
+    #: The release as YY.MM ("21.10").
+    release: Version
+    #: The CUDA it is based on ("11.4.2").
+    cuda: Version
+    #: The driver it requires ("470", "465.19.01"): the release notes' "requires NVIDIA Driver release N or later".
+    driver: str
+    #: The older data-center driver floors that forward compatibility admits ("418.40", "440.33", ...).
+    datacenter: tuple[str, ...]
+    prov: Provenance
+
+
 def _release_key(text: str) -> Version | None:
     """"r32.6.1" / "R35.4" / "32.7" → a Version; None when not a release number."""
     try:
@@ -148,6 +164,15 @@ class CudaImagesMatrix:
     flavors: tuple[CudaImageFlavor, ...]
     oses: tuple[ImageOs, ...] = ()
     l4t_releases: tuple[L4tRelease, ...] = ()
+    ngc_releases: tuple[NgcRelease, ...] = ()
+
+    def ngc(self, release: str) -> NgcRelease | None:
+        """The row of NGC release ``release`` ("21.10"); None when the table does not have it."""
+        try:
+            v = Version(release.strip())
+        except InvalidVersion:
+            return None
+        return next((r for r in self.ngc_releases if r.release == v), None)
 
     def l4t(self, release: str) -> L4tRelease | None:
         """The L4T line of ``release`` ("r32.6.1", "35.4"): its major.minor row, or the row its major shares with
@@ -252,7 +277,7 @@ _OS_FAMILIES: Final = ("apt", "dnf")
 
 
 def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaImagesMatrix:
-    col.keys(data, META_KEYS | {"image", "flavor", "os", "l4t"}, "header")
+    col.keys(data, META_KEYS | {"image", "flavor", "os", "l4t", "ngc"}, "header")
     images = []
     for where, row in col.rows(data, "image"):
         keys = {"cuda", "cudnn", "cudnn_flavor", "os", "require_cuda", "compat_branches", "brands"}
@@ -292,7 +317,8 @@ def parse(meta: MatrixMeta, data: dict[str, Any], col: Collector) -> CudaImagesM
         flavors.append(CudaImageFlavor(name, contents, col.optional_specifier(row, "cuda", where),
                                        col.prov(row, where)))
     check_unique([f.name for f in flavors], col, "flavor", "name")
-    return CudaImagesMatrix(meta, tuple(images), tuple(flavors), _parse_oses(data, col), _parse_l4t(data, col))
+    return CudaImagesMatrix(meta, tuple(images), tuple(flavors), _parse_oses(data, col), _parse_l4t(data, col),
+                            _parse_ngc(data, col))
 
 
 def _parse_l4t(data: dict[str, Any], col: Collector) -> tuple[L4tRelease, ...]:
@@ -308,6 +334,31 @@ def _parse_l4t(data: dict[str, Any], col: Collector) -> tuple[L4tRelease, ...]:
             col.error(where, f"l4t {l4t} must be a release line major.minor (\"35.4\")")
         rows.append(L4tRelease(l4t, jetpack, cuda, col.prov(row, where)))
     check_order([r.l4t for r in rows], col, "l4t", "l4t")
+    return tuple(rows)
+
+
+_NGC_RELEASE = re.compile(r"^\d{2}\.(?:0[1-9]|1[0-2])$")
+_DRIVER_FLOOR = re.compile(r"^\d{3}(?:\.\d{1,3}){0,2}$")
+
+
+def _parse_ngc(data: dict[str, Any], col: Collector) -> tuple[NgcRelease, ...]:
+    rows = []
+    for where, row in col.rows(data, "ngc"):
+        col.keys(row, {"release", "cuda", "driver", "datacenter"} | PROV_KEYS, where)
+        text = col.string(row, "release", where, required=True)
+        cuda = col.version(row, "cuda", where, required=True)
+        driver = col.string(row, "driver", where, required=True)
+        if text is None or cuda is None or driver is None:
+            continue
+        if not _NGC_RELEASE.match(text):
+            col.error(where, f"release {text!r} must be YY.MM (\"21.10\")")
+            continue
+        floors = col.strings(row, "datacenter", where)
+        for floor in (driver, *floors):
+            if not _DRIVER_FLOOR.match(floor):
+                col.error(where, f"driver floor {floor!r} must be a driver version (\"470\", \"465.19.01\")")
+        rows.append(NgcRelease(Version(text), cuda, driver, floors, col.prov(row, where)))
+    check_order([r.release for r in rows], col, "ngc", "release")
     return tuple(rows)
 
 

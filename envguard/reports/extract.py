@@ -493,7 +493,9 @@ _IMG_TF_MOVING_GPU = re.compile(r"\btensorflow/tensorflow:(latest|nightly|devel)
 #: Paddle's images: paddlepaddle/paddle:2.4.2-gpu-cuda10.2-cudnn7.6-trt7.0 (PaddleX install docs, Paddle's Docker
 #: list); the bare tag is taken only with its TensorRT suffix, the shape of Paddle's release tags.
 _IMG_PADDLE = re.compile(r"(paddle:|(?<![\w.:/-]))(\d\.\d{1,2}\.\d{1,2})-gpu-cuda(\d{1,2}\.\d)-cudnn\d{1,2}(?:\.\d{1,2})?(-trt\d{1,2}(?:\.\d{1,2})?)?")
-_IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(pytorch|tensorflow|jax|paddlepaddle):(\d{2}\.\d{2})-(?:tf\d-)?py3")
+#: NGC's framework containers: nvcr.io/nvidia/<name>:YY.MM-<variant> (pytorch:24.05-py3, tensorflow:21.10-tf2-py3,
+#: tritonserver:21.10-py3-sdk); not nvcr.io/nvidia/cuda, whose tags are CUDA releases (12.4.1-...).
+_IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(?!cuda:)([a-z][\w.-]{1,40}):(\d{2}\.\d{2})-[\w.-]{0,40}")
 #: "JetPack 4.6.1", "Jetpack Version: 5.1.2", a bare major ("JetPack 6", "Jetpack<6": the comparator kept), "L4T R32.7.1".
 _JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?(?:\W{0,6}(\d\.\d(?:\.\d)?)|\s{0,2}([<>]=?)?\s{0,2}"
                      r"(\d)(?![\d.]))|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
@@ -572,15 +574,22 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("python", conda.group(1), n, MESSAGE, "conda create")
         install = _PIP_INSTALL.search(line)
         if install:
-            for req in _REQ.finditer(install.group(1)):
+            args = install.group(1)
+            j = i
+            # NOTE: a command continued with backslashes ("pip install jax==0.4.27 \" / "jaxlib==0.4.27+cuda12... \")
+            # is one command: its requirements and index options on the following lines count too (at most 12)
+            while lines[j].rstrip().endswith("\\") and j + 1 < len(lines) and j - i < 12:
+                j += 1
+                args = f"{args.rstrip().removesuffix(chr(92))} {lines[j].strip()}"
+            for req in _REQ.finditer(args):
                 name = normalize_name(req.group(1))
                 if _INTERESTING.match(name):
                     yield Mention("requested", req.group(2), n, MESSAGE, "pip install", name)
-            index = _INDEX_CU.search(install.group(1))
+            index = _INDEX_CU.search(args)
             if index:
                 yield Mention("requested_variant", index.group(1), n, MESSAGE, "pip install --index-url")
-                if _ONLY_INDEX.search(install.group(1)) and not _MORE_INDEXES.search(install.group(1)) \
-                        and re.search(r"(?<![\w-])torch(?![\w-])", install.group(1)):
+                if _ONLY_INDEX.search(args) and not _MORE_INDEXES.search(args) \
+                        and re.search(r"(?<![\w-])torch(?![\w-])", args):
                     # the PyTorch index is the only place pip looks: what it holds is all pip can offer
                     yield Mention(ONLY_INDEX, index.group(1), n, MESSAGE, "pip install --index-url (the only index)")
         if _NO_TORCH.search(line):
@@ -725,6 +734,9 @@ _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 _P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:from\s{1,2}(?:version\s{1,2})?(?=\d{3}\.\d{2,3}(?:\.\d{2})?\s{1,2}to\s)|"
                        r"version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
                        r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
+#: A driver named by its branch alone: "my NVIDIA driver is 430" (GeekAlexis/FastMOT#89), "driver version: 535".
+_P_DRIVER_BRANCH = re.compile(r"\b(?:NVIDIA\s{1,2})?driver\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|:\s{0,2}|=\s{0,2})?"
+                              r"([3-6]\d\d)(?!\d|\.\d)", re.IGNORECASE)
 #: (Not inside a URL or a path: "nccl_utils.py#L35" is a line anchor, "/T4/" a folder; "gpu==V100" is a value.)
 #: The capability the writer states right after the name: "an RTX 5000 series GPU (compute capability 12.0)"
 #: (tensorflow/tensorflow issue form, 2025), or as NVIDIA's CUDA GPUs table row: "GeForce GT 740M | 3.0"
@@ -784,7 +796,8 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
 
             failed_install = _P_CANNOT_INSTALL.search(sentence)
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
-                                (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_CUDA, "cuda_text"),
+                                (_P_PYTHON, "python"), (_P_DRIVER, "driver"), (_P_DRIVER_BRANCH, "driver"),
+                                (_P_CUDA, "cuda_text"),
                                 (_P_NCCL, "nccl_prose")):
                 # NOTE: the first version the sentence states: "tensorflow-gpu 2.3.0 needs CUDA 10.1, I have CUDA
                 # 10.2" takes back the first CUDA (a requirement), not the second

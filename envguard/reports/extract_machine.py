@@ -36,6 +36,10 @@ _BARE = re.compile(rf"\b(?:my|a|an|the|one|two|three|four|eight|dual|single|[1-8
                    rf"dpi|hz|Hz|px|mAh|W\b))", re.IGNORECASE)
 #: A bare model number with "GPU" right after it: "1650 gpu", "my 3090 GPU" (carson-katri/dream-textures#308).
 _BARE_GPU = re.compile(rf"(?<![\w.$#/-])({_MODEL}{_SUFFIX})\s{{1,2}}GPUs?\b", re.IGNORECASE)
+#: Chinese reports' card words before a bare model number: "N卡1050TI" (an NVIDIA card), "显卡 3060" / "显卡是4090"
+#: (graphics card), "英伟达4070" (NVIDIA) (RVC-Boss/GPT-SoVITS#577).
+_ZH_GPU = re.compile(rf"(?:N卡|显卡|英伟达)\s{{0,2}}[:：]?\s{{0,2}}(?:是|为|用的是)?\s{{0,2}}"
+                     rf"(?:(?:nvidia|geforce)\s{{0,2}})?({_MODEL}{_SUFFIX})(?!\d)", re.IGNORECASE)
 #: "rtx3060", "gtx 1080 ti", "RTX A6000", "RTX PRO 6000", "GeForce MX450", "GeForce 940MX", "Quadro P2000".
 _NAMED = re.compile(r"(?<![A-Za-z0-9_])((?:geforce\s{1,2})?(?:rtx|gtx)(?:\s{0,2}|-)(?:pro\s{1,2})?a?\d{3,4}"
                     r"(?:\s{0,2}(?:ti|super)\b|\s{1,2}ada(?:\s{1,2}generation)?\b)?"
@@ -121,7 +125,8 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
             stated = STATED_CC.match(sentence, found.end())
             yield Mention("gpu", _gpu_name(found.group(1)), n, PROSE, "text", stated_cc(stated))
         bare = [*_BARE.finditer(sentence), *(m for m in _BARE_GPU.finditer(sentence)
-                                             if not _BARE.search(sentence[max(0, m.start() - 20):m.end()]))]
+                                             if not _BARE.search(sentence[max(0, m.start() - 20):m.end()])),
+                *(_ZH_GPU.finditer(sentence) if "卡" in sentence or "英伟达" in sentence else ())]
         for found in bare:
             model = found.group(1)
             # GeForce 10 and 16 series are GTX, 20 series on RTX (NVIDIA's product names).

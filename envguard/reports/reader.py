@@ -31,7 +31,7 @@ from envguard.reports import (
 from envguard.reports.mentions import PROSE, Mention
 from envguard.reports.resolve import assemble
 from envguard.reports.segment import MAX_LINE_CHARS, normalize_report, split_environments
-from envguard.snapshot import NOT_REPORTED, Snapshot, Unavailable
+from envguard.snapshot import NGC_RELEASE_KEY, NOT_REPORTED, Snapshot, Unavailable
 
 __all__ = ["MAX_REPORT_CHARS", "NOT_REPORTED", "ReadEnvironment", "normalize_report", "parse_environments",
            "parse_report"]
@@ -174,7 +174,7 @@ def _from_json(text: str, name: str) -> Snapshot | None:
 def _has_facts(snapshot: Snapshot) -> bool:
     return bool(
         snapshot.host.distro or snapshot.frameworks or snapshot.packages or snapshot.gpu_list()
-        or snapshot.observed_errors
+        or snapshot.observed_errors or NGC_RELEASE_KEY in snapshot.environment
         or snapshot.toolkit_list() or not isinstance(snapshot.cudnn, Unavailable)
         or not isinstance(snapshot.driver, Unavailable) or not isinstance(snapshot.python, Unavailable)
         or not isinstance(snapshot.nccl, Unavailable)

@@ -29,6 +29,7 @@ from envguard.snapshot import (
     GPU_SAID_KEY,
     L4T_IMAGE_KEY,
     L4T_NO_RUNTIME_KEY,
+    NGC_RELEASE_KEY,
     NOT_REPORTED,
     ONLY_TORCH_INDEX_KEY,
     PYTHON_32BIT_KEY,
@@ -322,6 +323,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
     available = next((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT and m.tier == TOOL
                       and m.how == "collect_env: Is CUDA available"), None)
+    ngc = get("ngc")
+    if ngc is not None:
+        environment[NGC_RELEASE_KEY] = f"{ngc.value}|{ngc.source}"
     said = min((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT), key=lambda m: (-m.tier, m.line),
                default=None)
     if said is not None:

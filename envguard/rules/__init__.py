@@ -31,7 +31,13 @@ from envguard.rules.ort import OrtGpuRule
 from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
 from envguard.rules.tf_arch import ReportedToolkitArchRule, TfToolkitArchRule
-from envguard.snapshot import CUDNN_REQUIRED_KEY, ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, Snapshot
+from envguard.snapshot import (
+    CUDNN_REQUIRED_KEY,
+    NGC_RELEASE_KEY,
+    ONLY_TORCH_INDEX_KEY,
+    PYTHON_32BIT_KEY,
+    Snapshot,
+)
 
 __all__ = ["ALL_RULES", "Rule", "run_rules"]
 
@@ -107,6 +113,8 @@ ALL_RULES: tuple[Rule, ...] = (
     OnErrorLines("envguard.rules.cudnn_major:CudnnMajorRule", "cudnn-major",
                  "a cuDNN library the report shows missing has the major of the environment's cuDNN"),
     ToolkitRule(),
+    OnErrorLines("envguard.rules.ngc:NgcDriverRule", "ngc-driver",
+                 "the driver meets the floor of the NGC container release the report names", key=NGC_RELEASE_KEY),
     OnErrorLines("envguard.rules.signatures:SignatureRule", "signatures",
                  "error messages in a pasted report, matched against the signature catalogue"),
 )

@@ -11,7 +11,7 @@ from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
-from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of
+from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of, version
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
 from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
@@ -202,6 +202,12 @@ class SignatureRule:
                 # is newer than the host driver, which forward compatibility cannot bridge on this GPU.
                 code, cause, check = "driver-too-old", _FORWARD_COMPAT_IN_CONTAINER, _FORWARD_COMPAT_CONTAINER_FIX
                 evidence.append(Evidence("container", snapshot.host.container, snapshot.origin))
+            elif sig.id == FORWARD_COMPAT and (smi := _smi_driver(snapshot, matrices)) is not None:
+                # NOTE: nvidia-smi answering in the same report shows the kernel module and the driver's own libraries
+                # agree: the newer user-mode driver is a forward-compatibility libcuda the program or image brought
+                # (huggingface/text-embeddings-inference#47: driver 525 / CUDA 12.0 under a CUDA 12.2 build)
+                code, cause, check = "driver-too-old", _FORWARD_COMPAT_SMI, _FORWARD_COMPAT_CONTAINER_FIX
+                evidence.append(smi)
             yield Finding(
                 code, severity,
                 f"The report shows \"{line}\": {cause}",
@@ -219,6 +225,11 @@ _FORWARD_COMPAT_IN_CONTAINER = (
     "the image's CUDA is newer than the host driver supports, and forward compatibility runs only on data-centre "
     "GPUs (CUDA Compatibility guide; cudaErrorCompatNotSupportedOnDevice, error 804), so the host driver is too old "
     "for the image.")
+_FORWARD_COMPAT_SMI = (
+    "nvidia-smi works in the same report, so the kernel module and the driver's own libraries agree: the newer "
+    "user-mode driver is a CUDA forward-compatibility libcuda (cuda-compat) that the program or its image brought, "
+    "for a CUDA newer than this driver supports; forward compatibility runs only on data-centre GPUs (CUDA "
+    "Compatibility guide; error 804), so the driver is too old for the program's CUDA.")
 _FORWARD_COMPAT_CONTAINER_FIX = (
     "nvidia-smi on the host (its 'CUDA Version' is the driver's newest CUDA) versus the image's CUDA; upgrade the "
     "host driver, or use an image built for a CUDA the host driver supports.")
@@ -286,6 +297,20 @@ def _smi_worked(snapshot: Snapshot) -> Evidence | None:
     if table is None or not failed.isdigit() or int(table.group(1)) < int(failed):
         return None
     return Evidence("nvidia-smi answered later in the same report", f"driver {driver.version}", driver.source)
+
+
+def _smi_driver(snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """The driver nvidia-smi's table or header in the report names, when its CUDA is one that driver can have (None
+    when the driver is not from nvidia-smi, or when the header claims a CUDA newer than the driver's own: "Driver
+    Version: 470.57.02  CUDA Version: 12.1" is a newer libcuda beside an older module, SYSTRAN/faster-whisper#653)."""
+    driver = snapshot.driver
+    if isinstance(driver, Unavailable) or not driver.version or "nvidia-smi" not in driver.source.lower():
+        return None
+    native = matrices.cuda_driver.native_driver(driver.cuda_driver_version) if driver.cuda_driver_version else None
+    have = version(driver.version)
+    if native is not None and have is not None and have.major < native.major:
+        return None
+    return Evidence("nvidia-smi answered", f"driver {driver.version}", driver.source)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:
