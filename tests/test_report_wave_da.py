@@ -266,3 +266,28 @@ def test_a_chinese_card_word_before_a_model_number_names_the_gpu() -> None:
     # RVC-Boss/GPT-SoVITS#577
     snapshot = first_snapshot("由于显卡配置比较低，N卡1050TI,4G显存，但内存有32G")
     assert [g.name for g in snapshot.gpu_list()] == ["GeForce GTX 1050 Ti"]
+
+
+def test_torch_cpu_installed_on_an_nvidia_system_is_cpu_only_build() -> None:
+    # vladmandic/sdnext#3476 (title)
+    assert "cpu-only-build" in error_codes("[Issue]: Torch cpu installed on nvidia system")
+    assert "cpu-only-build" not in error_codes("[Issue]: Torch cpu installed")
+
+
+# pytorch/pytorch#157648 (a negative): torch.hub loading pytorch/vision beside a matched torch/torchvision pair
+HUB_NMS = """RuntimeError: operator torchvision::nms does not exist
+
+Using
+```
+torch                     2.7.1
+torchvision               0.22.1
+```
+"""
+
+
+def test_nms_missing_beside_a_matched_torch_torchvision_pair_is_a_warning() -> None:
+    assert worst_severity(HUB_NMS)["companion-mismatch"] is Severity.WARNING
+
+
+def test_nms_missing_beside_a_mismatched_pair_stays_an_error() -> None:
+    assert "companion-mismatch" in error_codes(HUB_NMS.replace("0.22.1", "0.20.1"))

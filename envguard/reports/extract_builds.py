@@ -154,9 +154,11 @@ _COURTESY = re.compile(r"\b(?:just\s{1,2})?wanted\s{1,2}to\s{1,2}"
 #: "It does also install cudatoolkit" (asapdiscovery/asapdiscovery#743): conda's CUDA runtime package in the same
 #: environment, there for a GPU.
 _INSTALLS_CUDATOOLKIT = re.compile(r"\binstall(?:s|ed)?\s{1,2}(?:the\s{1,2})?cudatoolkit\b", re.IGNORECASE)
-#: "... even on machines with GPU", "... even when a GPU is available": said beside a CPU-build claim, the machine has
-#: a GPU (NRCan/geo-deep-learning#490).
-_GPU_THERE = re.compile(r"\beven\s{1,2}(?:on\s{1,2}(?:a\s{1,2}|the\s{1,2})?"
+#: "... even on machines with GPU", "... even when a GPU is available", "... on nvidia system": said beside a CPU-build
+#: claim, the machine has a GPU (NRCan/geo-deep-learning#490, vladmandic/sdnext#3476).
+_INSTALLED_AFTER = re.compile(r"\s{1,2}installed\b", re.IGNORECASE)
+_GPU_THERE = re.compile(r"\bon\s{1,2}(?:an?\s{1,2}|my\s{1,2}|the\s{1,2})?nvidia\s{1,2}"
+                        r"(?:systems?|machines?|pcs?|computers?|laptops?)\b|\beven\s{1,2}(?:on\s{1,2}(?:a\s{1,2}|the\s{1,2})?"
                         r"(?:machines?|systems?|computers?|servers?|nodes?|hosts?)\s{1,2}with\s{1,2}"
                         r"(?:an?\s{1,2}|the\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?"
                         r"|when\s{1,2}(?:an?\s{1,2}|the\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\s{1,2}(?:is|are)\s{1,2}"
@@ -357,7 +359,9 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
                     continue
                 before = sentence[max(0, found.start() - 80):found.start()]
                 negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
-                if _FACT_VERB.search(before) and not negated:
+                # NOTE: "Torch cpu installed on nvidia system": the claim's own "installed" states it
+                said_installed = regex is _CLAIM_AFTER and _INSTALLED_AFTER.match(sentence, found.end()) is not None
+                if (_FACT_VERB.search(before) or said_installed) and not negated:
                     framework = _FRAMEWORK_OF[found.group(1).lower()]
                     yield Mention(CPU_CLAIM, found.group(0), n, PROSE, "text", framework)
                     claimed = True

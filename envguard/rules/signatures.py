@@ -11,7 +11,7 @@ from envguard.codes import NOT_ENVIRONMENT
 from envguard.findings import Evidence, Finding, Report, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
-from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, system_of, version
+from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, series, system_of, version
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
 from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
@@ -179,6 +179,13 @@ class SignatureRule:
             elif sig.id == _TF_DLOPEN and machine is None and (said := snapshot.environment.get(GPU_SAID_KEY)):
                 value, _, where = said.partition("|")
                 evidence.append(Evidence("GPU", f"the report says so: {value!r}", where))
+            if sig.id == _NMS_MISSING and severity is Severity.ERROR and \
+                    (pair := _release_pair(snapshot, matrices)) is not None:
+                # NOTE: the report shows torch and torchvision of one release and one variant: the operator is missing
+                # for another reason (torch.hub loading pytorch/vision without its C++ ops, pytorch/pytorch#157648;
+                # 'import torchvision' first, pytorch/pytorch#138567), not because of a mismatched pair
+                severity = Severity.WARNING
+                evidence.append(pair)
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -213,6 +220,26 @@ class SignatureRule:
                 f"The report shows \"{line}\": {cause}",
                 tuple(evidence), check, sig.prov.source, SUBJECT,
             )
+
+
+#: torchvision's C++ operators not registered.
+_NMS_MISSING = "torchvision-nms-missing"
+
+
+def _release_pair(snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
+    """torch and torchvision of one release pair (torch.toml) and one variant, as evidence (None otherwise)."""
+    torch, vision = snapshot.framework("torch"), snapshot.framework("torchvision")
+    if torch is None or vision is None:
+        return None
+    release = matrices.torch.release(torch.version)
+    if release is None or not release.torchvision or version(series(vision.version)) != version(release.torchvision):
+        return None
+    local = (torch.version.partition("+")[2], vision.version.partition("+")[2])
+    if local[0] != local[1] or (torch.accelerator and vision.accelerator and torch.accelerator != vision.accelerator) \
+            or (torch.cuda and vision.cuda and torch.cuda != vision.cuda):
+        return None
+    return Evidence("torch and torchvision", f"torch {torch.version} with torchvision {vision.version}: a release "
+                    "pair of one variant", f"{torch.source}; torch.toml {release.version}")
 
 
 #: TensorFlow failing to dlopen a CUDA library, and where it says a missing CUDA runtime is expected without a GPU.
