@@ -249,6 +249,9 @@ def test_the_ngc_table_gives_each_release_its_cuda_and_driver_floor() -> None:
 def test_an_ngc_container_below_its_releases_driver_floor_is_driver_too_old() -> None:
     messages = error_messages(TRITON_2110)
     assert any("tritonserver:21.10" in m and "470" in m for m in messages["driver-too-old"])
+    # a release is named as NGC writes it (YY.MM), never normalised to a version ("24.5")
+    text = "nvcr.io/nvidia/pytorch:24.05-py3\nDriver Version: 535.104.05\nGPU: NVIDIA GeForce RTX 3090\n"
+    assert any("(release 24.05)" in m for m in error_messages(text)["driver-too-old"])
 
 
 def test_an_ngc_container_on_an_admitted_data_center_branch_is_fine_on_a_data_center_gpu() -> None:

@@ -61,7 +61,7 @@ class NgcDriverRule:
                     if branch is not None else "")
         yield Finding(
             "driver-too-old", severity,
-            f"The NGC container {image} (release {row.release}) is built on CUDA {row.cuda} and requires NVIDIA "
+            f"The NGC container {image} (release {release}) is built on CUDA {row.cuda} and requires NVIDIA "
             f"driver {row.driver} or later; the driver is {driver.version}{admitted}.",
             (ev("NGC container", image, where or "report"), *driver_evidence(driver),
              ev("driver the release requires", row.driver, "cuda-images.toml [[ngc]]")),
