@@ -154,9 +154,10 @@ _COURTESY = re.compile(r"\b(?:just\s{1,2})?wanted\s{1,2}to\s{1,2}"
 #: "It does also install cudatoolkit" (asapdiscovery/asapdiscovery#743): conda's CUDA runtime package in the same
 #: environment, there for a GPU.
 _INSTALLS_CUDATOOLKIT = re.compile(r"\binstall(?:s|ed)?\s{1,2}(?:the\s{1,2})?cudatoolkit\b", re.IGNORECASE)
+#: "Torch cpu installed": the claim's own verb, right after it.
+_INSTALLED_AFTER = re.compile(r"\s{1,2}installed\b", re.IGNORECASE)
 #: "... even on machines with GPU", "... even when a GPU is available", "... on nvidia system": said beside a CPU-build
 #: claim, the machine has a GPU (NRCan/geo-deep-learning#490, vladmandic/sdnext#3476).
-_INSTALLED_AFTER = re.compile(r"\s{1,2}installed\b", re.IGNORECASE)
 _GPU_THERE = re.compile(r"\bon\s{1,2}(?:an?\s{1,2}|my\s{1,2}|the\s{1,2})?nvidia\s{1,2}"
                         r"(?:systems?|machines?|pcs?|computers?|laptops?)\b|\beven\s{1,2}(?:on\s{1,2}(?:a\s{1,2}|the\s{1,2})?"
                         r"(?:machines?|systems?|computers?|servers?|nodes?|hosts?)\s{1,2}with\s{1,2}"
@@ -444,10 +445,9 @@ def _machine(lines: list[str], i: int, n: int) -> Iterator[Mention]:
             if has and not _HAS_CUDA_HEDGE.search(sentence):
                 yield Mention(GPU_PRESENT, has.group(0), n, PROSE, "text (the user's machine has CUDA)")
                 break
-    if "gpu" in lowered and (set_up := _HAS_GPU_SET_UP.search(line)) is not None:
-        sentence = next((x for x in sentences(line) if set_up.group(0) in x), line)
-        inner = _HAS_GPU_SET_UP.search(sentence)
-        if inner is not None and not _HAS_CUDA_HEDGE.search(in_clause(sentence, inner)):
-            yield Mention(GPU_PRESENT, inner.group(0), n, PROSE, "text (the user says the machine has a GPU)")
+    if "gpu" in lowered and _HAS_GPU_SET_UP.search(line) is not None:
+        set_up = next(((x, f) for x in sentences(line) if (f := _HAS_GPU_SET_UP.search(x)) is not None), None)
+        if set_up is not None and not _HAS_CUDA_HEDGE.search(in_clause(*set_up)):
+            yield Mention(GPU_PRESENT, set_up[1].group(0), n, PROSE, "text (the user says the machine has a GPU)")
     if _JAX_FORM_ACCEL.match(line):
         yield from _form_gpu_answer(lines, i, n, _GPU_ANSWER, "issue form: Which accelerator(s) are you using?")

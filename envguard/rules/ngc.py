@@ -14,23 +14,14 @@ from collections.abc import Iterator
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import driver_evidence, ev, version
+from envguard.rules.driver import meets
 from envguard.snapshot import NGC_RELEASE_KEY, DriverInfo, Snapshot
-
-
-def _meets(driver: str, floor: str) -> bool:
-    """Whether ``driver`` is at least ``floor``; a bare branch ("470") is compared by branch only."""
-    have, want = version(driver), version(floor)
-    if have is None or want is None:
-        return False
-    if "." not in floor or "." not in driver.strip():
-        return have.major >= want.major
-    return have >= want
 
 
 def _same_branch_at_least(driver: str, floor: str) -> bool:
     """Whether ``driver`` is on ``floor``'s branch (R470 for 470.57) and not older than it."""
     have, want = version(driver), version(floor)
-    return have is not None and want is not None and have.major == want.major and _meets(driver, floor)
+    return have is not None and want is not None and have.major == want.major and meets(driver, want)
 
 
 class NgcDriverRule:
@@ -48,7 +39,8 @@ class NgcDriverRule:
         driver = snapshot.driver
         if row is None or not isinstance(driver, DriverInfo) or not driver.version:
             return
-        if _meets(driver.version, row.driver):
+        floor = version(row.driver)
+        if floor is None or meets(driver.version, floor):
             return
         branch = next((f for f in row.datacenter if _same_branch_at_least(driver.version, f)), None)
         rows = [matrices.gpu_arch.lookup_name(g.name) for g in snapshot.gpu_list()]
