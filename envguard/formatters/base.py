@@ -143,7 +143,10 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
                 build += f"; GPU usable: {'yes' if runtime.gpu_available else 'no'}"
                 if runtime.devices:
                     build += f" ({', '.join(runtime.devices[:4])})"
-        rows.append(SummaryRow(fw.name, f"{fw.version} ({build})", f"{fw.distribution}: {fw.source}"))
+        # NOTE: a framework a report names without its release ("import jax", a Jetson wheel's site path) is
+        # FrameworkBuild version "?": say so in words
+        version = "version not reported" if fw.version == "?" and report else fw.version
+        rows.append(SummaryRow(fw.name, f"{version} ({build})", f"{fw.distribution}: {fw.source}"))
     return rows
 
 

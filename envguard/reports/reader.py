@@ -94,6 +94,7 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
         mentions.extend(extractor(lines, 0))
     for _index, _line, facts in matched:
         mentions.extend(facts)
+    mentions = _without_restated(mentions, {(m.line, m.value) for _i, _l, facts in matched for m in facts})
     mentions = libraries.without_claimed(mentions)
     mentions = extract_python.refine(lines, mentions)
     mentions = extract_driver.derive(mentions, mats)
@@ -121,6 +122,14 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
         note = f"the report describes {len(out)} environments; each was read and judged on its own"
         readable = [ReadEnvironment(e.snapshot, (note, *e.notes), e.label) for e in readable]
     return tuple(readable)
+
+
+def _without_restated(mentions: list[Mention], stated: set[tuple[int, str]]) -> list[Mention]:
+    """A number a recognised message states is that message's fact, typed by its pattern; the same number read
+    again from the same line as a sentence would type it a second time, often wrongly (XLA's "The NVIDIA driver's
+    CUDA version is 11.7 which is older than the ptxas CUDA version" is the driver's CUDA, not a toolkit)."""
+    return [m for m in mentions if m.tier != PROSE or (m.line, m.value) not in stated
+            or m.how.startswith("message")]
 
 
 def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, str, list[Mention]]]:

@@ -85,6 +85,14 @@ def _comparable(value: str) -> str:
     return re.sub(r"\.post\d{1,4}$", "", value.lower().split("+")[0].strip()).removesuffix(".0")
 
 
+_VERSION = re.compile(r"\d{1,4}(?:\.\d{1,6}){0,3}")
+
+
+def _refines(full: str, short: str) -> bool:
+    """``full`` is ``short`` with more components ("3.13.7" of "3.13", "535.274.02" of "535")."""
+    return full.startswith(f"{short}.") and _VERSION.fullmatch(short) is not None
+
+
 def _norm_gpu(name: str) -> str:
     # NOTE: "GeForce RTX 3050 Laptop GPU" (nvidia-smi) and "GeForce RTX 3050" (the same report's prose) are one GPU
     return re.sub(r"[^a-z0-9]", "", re.sub(r"\blaptop(?: gpu)?\b", "", name.lower()).replace("nvidia", "")
@@ -117,11 +125,13 @@ class Resolved:
     def _pick(self, label: str, found: list[Mention]) -> Mention:
         found = sorted(found, key=lambda m: (-m.tier, m.line))
         best = found[0]
-        if label == "driver" and "." not in best.value:
-            # NOTE: "driver 535" and "driver 535.274.02" at the same tier are one driver: the full version says more.
-            best = next((m for m in found if m.tier == best.tier and m.value.startswith(f"{best.value}.")), best)
+        if _VERSION.fullmatch(best.value):
+            # NOTE: "driver 535" and "driver 535.274.02", "Python 3.13" and "Python 3.13.7" at the same tier are one
+            # version: the fuller one says more, and neither contradicts the other.
+            best = max((m for m in found if m.tier == best.tier and _refines(m.value, best.value)),
+                       key=lambda m: (m.value.count("."), -m.line), default=best)
         rival = next((m for m in found if m is not best and _comparable(m.value) != _comparable(best.value)
-                      and not (label == "driver" and best.value.startswith(f"{m.value}."))), None)
+                      and not _refines(best.value, m.value) and not _refines(m.value, best.value)), None)
         # NOTE: torch_cuda_none's values are the lines that say "no CUDA" (a build string, a CPU mutex package,
         # collect_env's "None"): two of them agree whatever they read
         unnoted = ("requested", "requested_variant", "torch_cuda_none", extract.ONLY_INDEX, extract.NO_TORCH,
