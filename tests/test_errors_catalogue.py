@@ -215,6 +215,16 @@ LINES: list[tuple[str, Expected]] = [
     ("2024-08-16 15:41:33.8037106 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::Create"
      "ExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the "
      "latest MSVC runtime.", {"ort-cuda-provider-requirements": {}}),
+    # bitsandbytes-foundation/bitsandbytes#551
+    ("CUDA SETUP: Required library version not found: libbitsandbytes_cuda122.so. Maybe you need to compile it from "
+     "source?", {"bitsandbytes-no-binary-for-cuda": {}}),
+    # microsoft/onnxruntime#14495 (ONNX Runtime 1.13's wording), #15873 (the same line cut after the provider's name)
+    ("2023-02-01 17:28:27.386574917 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:578 CreateExecutionProvider"
+     "Instance] Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/reference/"
+     "execution-providers/CUDA-ExecutionProvider.html#requirements to ensure all dependencies are met.",
+     {"ort-cuda-provider-create-failed": {}}),
+    ("2023-05-09 18:38:36.929865635 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:541 CreateExecutionProvider"
+     "Instance] Failed to create CUDAExecutionProvider", {"ort-cuda-provider-create-failed": {}}),
     # lllyasviel/FramePack#384 (its title)
     ("RTX 6000 Unsupported CUDA architecture: sm75", {"sageattention-unsupported-arch": {}}),
     # AnacondaRecipes/aggregate#82 (ldd of torch's _C module)

@@ -11,7 +11,7 @@ from envguard.formatters import make_formatter
 from envguard.knowledge import load_matrices
 from envguard.reports import parse_environments
 from envguard.rules import run_rules
-from envguard.snapshot import CudaToolkit, PythonInfo
+from envguard.snapshot import CudaToolkit, PythonInfo, Unavailable
 from tests.reports import findings, first_snapshot
 
 # pytorch/pytorch#167895 (its Versions block is collect_env; the description states the Python without the patch)
@@ -64,3 +64,121 @@ def test_a_framework_named_without_its_release_says_so_in_words() -> None:
     text = make_formatter("text").format(report, command="check", exit_code=1)
     assert "version not reported (build unknown)" in text
     assert " ? (" not in text
+
+
+# microsoft/onnxruntime#19292 (the ONNX Runtime issue form; its older "Failed to create CUDAExecutionProvider" wording)
+ORT_FORM = """Does onnruntime-gpu support CUDA12.1？
+But, when I set provider=['CUDAExecutionProvider'], the error 'Failed to create cuda provider' was coming.
+'Failed to create CUDAExecutionProvider. Please reference https://onnxruntime.ai/docs/reference/execution-providers/\
+CUDA-ExecutionProvider.html#requirements to ensure all dependencies are met.'
+
+### Platform
+
+Linux
+
+### OS Version
+
+ubuntu 22.04
+
+### ONNX Runtime Version or Commit ID
+
+onnxrumtime 1.16.2
+
+### Execution Provider Library Version
+
+CUDA12.1
+"""
+
+
+def test_the_onnxruntime_issue_form_gives_the_release_and_the_providers_libraries() -> None:
+    snapshot = first_snapshot(ORT_FORM)
+    assert not isinstance(snapshot.packages, Unavailable)
+    assert any(d.name == "onnxruntime" and d.version == "1.16.2" for d in snapshot.packages)
+    cuda = [f for f in findings(ORT_FORM) if f.code == "cuda-libs-missing"]
+    assert cuda and cuda[0].severity is Severity.ERROR and "1.16.2" in cuda[0].message
+
+
+def test_the_older_provider_failure_alone_is_a_warning() -> None:
+    text = ORT_FORM.split("### ONNX Runtime Version", maxsplit=1)[0]
+    assert {f.severity for f in findings(text) if f.code == "cuda-libs-missing"} == {Severity.WARNING}
+
+
+def test_a_form_label_that_names_another_providers_library_is_not_a_cuda() -> None:
+    text = ORT_FORM.replace("CUDA12.1", "TensorRT 8.6").replace("Does onnruntime-gpu support CUDA12.1？", "Question")
+    snapshot = first_snapshot(text)
+    assert not isinstance(snapshot.cuda_toolkits, tuple) or not snapshot.cuda_toolkits
+
+
+def test_a_bare_system_and_its_distribution_are_one_system() -> None:
+    env = parse_environments(ORT_FORM, "t", load_matrices())[0]
+    assert env.snapshot.host.distro == "ubuntu 22.04"
+    assert not any("contradictory os" in n for n in env.notes)
+    other = parse_environments(ORT_FORM.replace("ubuntu 22.04", "Windows 11"), "t", load_matrices())[0]
+    assert any("contradictory os" in n for n in other.notes)
+
+
+# chatchat-space/Langchain-Chatchat#294 (Chinese prose: the PyTorch installed is the CPU version; the GPU is an A10)
+ZH_CPU = """使用requirements安装，PyTorch安装的是CPU版本
+
+如题目，使用requirements安装，PyTorch安装的是CPU版本，运行程序的时候，也是使用CPU在工作。
+我是在虚拟机上使用，系统是Windows 2016，GPU是A10。
+"""
+
+
+def test_a_chinese_cpu_build_claim_beside_a_gpu_is_a_cpu_only_build() -> None:
+    found = [f for f in findings(ZH_CPU) if f.code == "cpu-only-build"]
+    assert found and found[0].severity is Severity.ERROR
+    assert all(item.value != "?" for item in found[0].evidence)
+    snapshot = first_snapshot(ZH_CPU)
+    assert snapshot.host.system == "Windows"
+
+
+def test_a_chinese_question_about_the_cpu_build_claims_nothing() -> None:
+    text = "torch是否是CPU版本？我的GPU是A10。\n"
+    assert not [f for f in findings(text) if f.code == "cpu-only-build"]
+
+
+# ComfyUI_RopeWrapper's report to microsoft/onnxruntime#24715 (an "Environment" table of two columns)
+KV_TABLE = """### Environment
+| item | value |
+|------|-------|
+| **OS** | Windows 11 Pro 22H2 (26100.3775) |
+| **GPU** | NVIDIA RTX 5090 (24 GB) |
+| **Python** | _portable_ 3.12.10 (`python_embeded` shipped with ComfyUI) |
+| **Torch** | 2.8.0 + cu128 |
+"""
+
+
+def test_a_two_column_environment_table_is_read_as_fields() -> None:
+    snapshot = first_snapshot(KV_TABLE)
+    python = snapshot.python
+    assert isinstance(python, PythonInfo) and python.version == "3.12.10"
+    assert snapshot.host.system == "Windows"
+    assert not isinstance(snapshot.gpus, Unavailable) and "5090" in snapshot.gpus[0].name
+    assert [b.version for b in snapshot.frameworks if b.name == "torch"] == ["2.8.0"]
+
+
+# bitsandbytes-foundation/bitsandbytes#551 (python -m bitsandbytes on CUDA 12.2, a release without its binary)
+BNB = """bin /datadrive/anaconda3/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cuda122.so
+CUDA SETUP: Highest compute capability among GPUs detected: 8.0
+CUDA SETUP: Detected CUDA version 122
+CUDA SETUP: Required library version not found: libbitsandbytes_cuda122.so. Maybe you need to compile it from source?
+CUDA SETUP: Defaulting to libbitsandbytes_cpu.so...
+"""
+
+
+def test_bitsandbytes_without_a_binary_for_the_cuda_it_detects_is_an_error() -> None:
+    assert any(f.code == "cuda-libs-missing" and f.severity is Severity.ERROR for f in findings(BNB))
+
+
+# Public-BOTs/GaussianPretrain#4 (conda's CPU package named, "rather than" the CUDA one)
+CONDA_CPU = """When I try `conda install pytorch==1.9.1 torchvision==0.10.1 torchaudio==0.9.1 cudatoolkit=11.3 \
+-c pytorch -c conda-forge`, it shows that I installed `pytorch_cpu` rather than `pytorch_cuda`.
+"""
+
+
+def test_condas_cpu_package_installed_rather_than_the_cuda_one_is_a_cpu_only_build() -> None:
+    assert any(f.code == "cpu-only-build" and f.severity is Severity.ERROR for f in findings(CONDA_CPU))
+    wish = CONDA_CPU.replace("it shows that I installed `pytorch_cpu` rather than `pytorch_cuda`",
+                             "I would rather not get pytorch_cpu")
+    assert not any(f.code == "cpu-only-build" for f in findings(wish))

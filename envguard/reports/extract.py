@@ -39,7 +39,11 @@ _FIELDS = {
     "torch version": "torch_field", "torch": "torch_field", "jax version": "jax_field", "jaxlib version": "jaxlib_field",
     "what jax/jaxlib version are you using?": "jax_jaxlib",
     "paddle version": "paddle_field", "paddlepaddle version": "paddle_field", "paddle with cuda": "paddle_with_cuda",
-    "os version": "os", "platform": "os",
+    "os version": "os", "platform": "os", "cuda runtime": "cuda_text", "onnx runtime": "ort_field", "onnxruntime": "ort_field",
+    # NOTE: microsoft/onnxruntime's issue form: "### ONNX Runtime Version or Commit ID" / "1.16.2", and "### Execution
+    # Provider Library Version" / "CUDA 12.1" (the libraries of whichever provider the form names: only a value that
+    # labels its CUDA or cuDNN is read)
+    "onnx runtime version or commit id": "ort_field", "execution provider library version": "ep_libraries",
     "operating system": "os", "system": "os", "os": "os",
 }
 _FIELD_PREFIXES = (("tensorflow version", "tf"), ("python version", "python"), ("cuda/cudnn version", "cuda_cudnn"),
@@ -52,6 +56,9 @@ _DASH_LINE = re.compile(r"^\s{0,8}[-*]\s{1,4}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?
 #: The same without the bullet, the dash spaced on both sides: "TensorFlow version - 2.1.0", "CUDA/cuDNN version -
 #: 10.1" (tensorflow/tensorflow#36776); "python -m pip" is no such line.
 _DASH_LINE_BARE = re.compile(r"^\s{0,8}([A-Za-z][A-Za-z0-9 /_().,']{0,60}?)\s{1,8}-\s{1,8}(\S.{0,400})$")
+#: A two-column Markdown table's row, a key and its value: "| **OS** | Windows 11 Pro |", "| CUDA runtime | 12.8 |"
+#: (an "Environment" table, a shape of 2025-26 reports).
+_KV_ROW = re.compile(r"^\s{0,3}\|\s{0,4}\**([A-Za-z][A-Za-z0-9 /_().,'-]{0,60}?)\**\s{0,4}\|\s{0,4}([^|]{1,400}?)\s{0,4}\|\s*$")
 _MD_HEADER = re.compile(r"^\s{0,3}#{2,4}\s{1,4}(.{1,80}?)\s*$")
 _GPU_ENUM = re.compile(r"^\s{0,8}GPU\s{1,4}(\d{1,3})\s{0,4}:\s{0,4}(.{1,120}?)\s*(?:\(UUID:.{0,80}\))?$")
 _GPU_WORDS = re.compile(r"\b(?:rtx|gtx|tesla|quadro|titan|a100|h100|h200|h800|a800|b200|gb200|gh200|v100|t4|l4|l40s?|"
@@ -125,17 +132,18 @@ def fields(lines: list[str], offset: int) -> Iterator[Mention]:
             line = line[glog.end():]
         match = _KEY_LINE.match(line)
         dashed = (_DASH_LINE.match(line) or _DASH_LINE_BARE.match(line)) if match is None else None
-        match = match or dashed
+        row = _KV_ROW.match(line) if match is None and dashed is None and "|" in line else None
+        match = match or dashed or row
         if not match:
             continue
-        raw, value = match.group(1), match.group(2).strip()
-        # NOTE: collect_env writes "Key: value"; a dash-separated bullet is a hand-written field.
-        kind, tier = (_field(raw, _COLLECT_ENV), TOOL) if dashed is None else (None, TOOL)
+        raw, value = match.group(1), match.group(2).replace("**", "").strip().strip("`*_ ")
+        # NOTE: collect_env writes "Key: value"; a dash-separated bullet or a table's row is a hand-written field.
+        kind, tier = (_field(raw, _COLLECT_ENV), TOOL) if dashed is None and row is None else (None, TOOL)
         if kind is None:
             kind, tier = _field(raw, _FIELDS), FIELD
         if kind is None:
             continue
-        how = f"{'collect_env' if tier == TOOL else 'field'}: {raw.strip()}"
+        how = f"{'collect_env' if tier == TOOL else 'table' if row else 'field'}: {raw.strip()}"
         if kind in ("gpus", "cudnn") and (not value or value.lower().startswith("probably one of")):
             while i < len(lines) and (lines[i].strip().startswith("/") or _GPU_ENUM.match(lines[i])):
                 extra = lines[i].strip()
@@ -211,6 +219,9 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
             yield Mention("system_cuda", versions[0], line, tier, how)
         if len(versions) > 1:
             yield Mention("cudnn", versions[1], line, tier, how)
+    elif kind == "ep_libraries":
+        for label, number in _LABELLED_VERSION.findall(value):
+            yield Mention("cudnn" if label.lower() == "cudnn" else "system_cuda", number, line, tier, how)
     elif kind == "jax_jaxlib":
         # jax's old issue template: "What jax/jaxlib version are you using?" / "jax==0.3.17 and jaxlib==0.3.14",
         # "jax v0.4.1, jaxlib v0.4.1", "jax 0.4.13 jaxlib 0.4.13+cuda12.cudnn89".
@@ -227,12 +238,14 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
     elif kind == "cuda_text" and re.fullmatch(r"\d{1,2}0\d0", value):
         # CUDA's own integer (cudaRuntimeGetVersion, a CUDA_VERSION macro): 8000 -> 8.0, 11020 -> 11.2
         yield Mention(kind, parsers.decode_cuda_driver_int(int(value)) or "", line, tier, how)
-    elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "cuda_text", "python", "driver"):
+    elif kind in ("tf", "torch_field", "jax_field", "jaxlib_field", "paddle_field", "ort_field", "cuda_text", "python",
+                  "driver"):
         found = re.search(_VERSION if kind in ("torch_field", "tf") else _V, value)
         if found:
             target = {"torch_field": "torch", "jax_field": "package", "jaxlib_field": "package",
-                      "paddle_field": "package"}.get(kind, kind)
-            key = {"jax_field": "jax", "jaxlib_field": "jaxlib", "paddle_field": "paddlepaddle"}.get(kind, "")
+                      "paddle_field": "package", "ort_field": "package"}.get(kind, kind)
+            key = {"jax_field": "jax", "jaxlib_field": "jaxlib", "paddle_field": "paddlepaddle",
+                   "ort_field": "onnxruntime"}.get(kind, "")
             yield Mention(target, found.group(0), line, tier, how, key)
     else:
         yield Mention(kind, value, line, tier, how)
@@ -753,7 +766,7 @@ def stated_cc(found: re.Match[str] | None) -> str:
 
 
 _P_GPU = re.compile(
-    r"(?<![#/._\\-])\b((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)(?:\s{0,2}|-)(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
+    r"(?<![#/._\\-])(?<![A-Za-z0-9_])((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)(?:\s{0,2}|-)(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
     r"Ada Generation)?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{2,3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
     r"(?:[- ]\d{2,3}\s{0,1}GB)?"
@@ -765,7 +778,7 @@ _P_GPU = re.compile(
     r"|\d{4}\s?[Tt][Ii])\b"
 )
 #: (ASCII word edges, not \b: "在win10下" has CJK letters on both sides, which \b counts as word characters.)
-_P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|Server\s{1,2}20\d\d)|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
+_P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|(?:Server\s{1,2})?20(?:0[38]|1[269]|2[25]))|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)(?![0-9A-Za-z_])", re.IGNORECASE)
 #: A hosted notebook service whose machines run Linux: Google Colab(oratory), Kaggle notebooks/kernels.

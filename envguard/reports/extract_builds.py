@@ -121,11 +121,22 @@ _NOUN = r"(?:version|build|wheel|variant|package|binary|edition)"
 _CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
                            rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
-_CLAIM_AFTER = re.compile(rf"\b({_FW})\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
-                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}installed\b))\b", re.IGNORECASE)
+_CLAIM_AFTER = re.compile(rf"\b({_FW})(?:\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}installed\b))"
+                          # NOTE: conda's CPU package names: "installed pytorch_cpu rather than pytorch_cuda"
+                          # (Public-BOTs/GaussianPretrain#4), "pytorch-cpu"
+                          rf"|[_-]cpu)\b", re.IGNORECASE)
+#: Chinese reports: "PyTorch安装的是CPU版本" (the PyTorch installed is the CPU version), "装了CPU版的torch" (installed
+#: the CPU version of torch) (chatchat-space/Langchain-Chatchat#294). A name next to a Chinese character has no \b.
+_CLAIM_ZH = re.compile(rf"(?<![A-Za-z])({_FW})(?![A-Za-z])\s{{0,2}}(?:安装|装|下载)?了?\s{{0,2}}的?\s{{0,2}}"
+                       rf"(?:是|为)\s{{0,2}}(?:{_CPU_WORD})\s{{0,2}}版本?"
+                       rf"|(?:安装|装|下载)了?\s{{0,2}}(?:{_CPU_WORD})\s{{0,2}}版本?\s{{0,2}}的\s{{0,2}}({_FW})(?![A-Za-z])",
+                       re.IGNORECASE)
+#: What makes a Chinese clause a question, a wish or a negation: if, whether, how, want, should, not.
+_ZH_HEDGE = re.compile(r"如果|是否|怎么|怎样|如何|想|要|应该|不|没|吗")
 #: "... CPU installed instead of GPU": the "instead" affirms the CPU build, it does not wish for one.
-_INSTEAD_OF_GPU = re.compile(r"\binstead\s{1,2}of\s{1,2}(?:the\s{1,2})?(?:gpu|cuda)(?:\s{1,2}(?:version|build|one))?\b",
-                             re.IGNORECASE)
+_INSTEAD_OF_GPU = re.compile(r"\b(?:instead\s{1,2}of|rather\s{1,2}than)\s{1,2}(?:the\s{1,2})?"
+                             r"(?:(?:py)?torch[_-])?(?:gpu|cuda)(?:\s{1,2}(?:version|build|one))?\b", re.IGNORECASE)
 #: "the CPU version", "the [cpu] version", "a CPU-only build", "the CPU-Version" with the framework named earlier in
 #: the sentence or in the sentence before ("the wrong pytorch version is installed. It defaults to the [cpu]
 #: version"); "the CPU version of the model" is not about a framework.
@@ -373,6 +384,11 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
                     if (there := _GPU_THERE.search(sentence)) is not None:
                         yield Mention(GPU_PRESENT, there.group(0), n, PROSE, "text (the machine has a GPU)")
                     break
+            zh = _CLAIM_ZH.search(sentence) if not claimed and "版" in sentence else None
+            if zh and not _ZH_HEDGE.search(sentence[max(0, zh.start() - 12):zh.end()]):
+                framework = _FRAMEWORK_OF[next(g for g in zh.groups() if g).lower()]
+                yield Mention(CPU_CLAIM, zh.group(0), n, PROSE, "text", framework)
+                claimed = True
             if not claimed:
                 yield from _bare_claim(sentence, earlier, n)
         earlier = sentence

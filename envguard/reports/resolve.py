@@ -93,6 +93,20 @@ def _refines(full: str, short: str) -> bool:
     return full.startswith(f"{short}.") and _VERSION.fullmatch(short) is not None
 
 
+def _bare_system(value: str) -> bool:
+    """Only the system's name ("Linux", "Windows", "macOS"), no distribution or release."""
+    return value.strip().lower() in ("linux", "windows", "macos", "darwin", "win32")
+
+
+def _same_os(a: str, b: str) -> bool:
+    """One system written twice: a bare name and a distribution of it ("Linux" and "Ubuntu 22.04"), or one
+    spelling and a longer one ("Windows 10" and "Windows 10 22H2 19045.3448", "Ubuntu22.04" and "ubuntu 22.04")."""
+    if (_bare_system(a) or _bare_system(b)) and _system(a, "", "") == _system(b, "", ""):
+        return True
+    x, y = ("".join(v.lower().split()) for v in (a, b))
+    return x.startswith(y) or y.startswith(x)
+
+
 def _norm_gpu(name: str) -> str:
     # NOTE: "GeForce RTX 3050 Laptop GPU" (nvidia-smi) and "GeForce RTX 3050" (the same report's prose) are one GPU
     return re.sub(r"[^a-z0-9]", "", re.sub(r"\blaptop(?: gpu)?\b", "", name.lower()).replace("nvidia", "")
@@ -130,8 +144,14 @@ class Resolved:
             # version: the fuller one says more, and neither contradicts the other.
             best = max((m for m in found if m.tier == best.tier and _refines(m.value, best.value)),
                        key=lambda m: (m.value.count("."), -m.line), default=best)
+        if label == "os" and _bare_system(best.value):
+            # NOTE: an issue form's "Platform: Linux" and its "OS Version: ubuntu 22.04" are one system: the
+            # distribution says more
+            best = next((m for m in found if m.tier == best.tier and not _bare_system(m.value)
+                         and _system(m.value, "", "") == _system(best.value, "", "")), best)
         rival = next((m for m in found if m is not best and _comparable(m.value) != _comparable(best.value)
-                      and not _refines(best.value, m.value) and not _refines(m.value, best.value)), None)
+                      and not _refines(best.value, m.value) and not _refines(m.value, best.value)
+                      and not (label == "os" and _same_os(m.value, best.value))), None)
         # NOTE: torch_cuda_none's values are the lines that say "no CUDA" (a build string, a CPU mutex package,
         # collect_env's "None"): two of them agree whatever they read
         unnoted = ("requested", "requested_variant", "torch_cuda_none", extract.ONLY_INDEX, extract.NO_TORCH,

@@ -107,7 +107,9 @@ def driver_evidence(driver: DriverInfo) -> tuple[Evidence, ...]:
 def build_evidence(build: FrameworkBuild) -> Evidence:
     """``torch 2.5.1+cu124 (CUDA 12.4)`` with its source."""
     detail = f" (CUDA {build.cuda})" if build.cuda and build.accelerator == "cuda" else ""
-    return ev(build.name, f"{build.version}{detail}", f"{build.distribution}: {build.source}")
+    # NOTE: a framework a report names without its release is FrameworkBuild version "?"
+    version = "version not reported" if build.version == "?" else build.version
+    return ev(build.name, f"{version}{detail}", f"{build.distribution}: {build.source}")
 
 
 def gpu_evidence(gpu: GpuInfo, cc: str, source: str) -> Evidence:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
 
 #: The catalogue rows of the CUDA provider failing to load or to be created.
-_PROVIDER_FAILED = ("ort-cuda-provider-not-loaded", "ort-cuda-provider-requirements")
+_PROVIDER_FAILED = ("ort-cuda-provider-not-loaded", "ort-cuda-provider-requirements",
+                    "ort-cuda-provider-create-failed")
 #: The CUDA provider's shared object on Linux, named in the loader's failure to load it.
 _PROVIDER_SO = "libonnxruntime_providers_cuda.so"
 #: ONNX Runtime's own statement of its build's majors.
