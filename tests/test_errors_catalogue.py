@@ -835,6 +835,9 @@ LINES: list[tuple[str, Expected]] = [
     (('`ImportError: /usr/local/lib/python3.8/dist-packages/flash_attn_2_cuda.cpython-38-x86_64-linux-gnu.so:'
       ' undefined symbol: _ZN3c104cuda9SetDeviceEi`'),
      {'flash-attn-undefined-symbol': {}}),
+    # Dao-AILab/flash-attention#1696 (the path shortened by the reporter, the torch symbol kept)
+    ("`ImportError: /.../flash_attn_2_cuda.so: undefined symbol: _ZN3c105ErrorC2ENS_14Source`",
+     {'flash-attn-undefined-symbol': {}}),
     # alisson-anjos/diffusion-pipe-ui#48
     (('"ImportError: <path>/diffusion-pipe-ui/venv/lib/python3.12/site-packages/flash_attn_2_cuda.cpython-312-x'
       '86_64-linux-gnu.so: undefined symbol: _ZN3c105ErrorC2ENS_14SourceLocationESs"'),

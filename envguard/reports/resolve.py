@@ -160,7 +160,8 @@ class Resolved:
         if rival is not None and rival.tier >= PROSE and best.kind not in unnoted:
             self.notes.append(f"contradictory {label}: {best.value!r} ({best.source}) vs {rival.value!r} "
                               f"({rival.source}); kept {best.value!r}"
-                              + (" (the stronger source)" if best.tier > rival.tier else " (the first)"))
+                              + (" (the stronger source)" if best.tier > rival.tier
+                                 else " (the first)" if best.line <= rival.line else " (its fullest spelling)"))
         return best
 
     def get(self, kind: str) -> Mention | None:
