@@ -215,6 +215,12 @@ LINES: list[tuple[str, Expected]] = [
     ("2024-08-16 15:41:33.8037106 [W:onnxruntime:Default, onnxruntime_pybind_state.cc:965 onnxruntime::python::Create"
      "ExecutionProviderInstance] Failed to create CUDAExecutionProvider. Require cuDNN 9.* and CUDA 12.*, and the "
      "latest MSVC runtime.", {"ort-cuda-provider-requirements": {}}),
+    # YaoFANGUK/video-subtitle-extractor#48 (Chinese: "the GPU version's error says cudnn64_8.dll cannot be found")
+    ("但GPU版本报错说找不到cudnn64_8.dll, 这个肯定是没有的，GPU版本默认找cudnn-8+吗？",
+     {"windows-cuda-dll-not-found": {"lib": "cudnn64_8.dll"}}),
+    # pytorch/torchtitan#853 (a CI container's 16 MB /dev/shm)
+    ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)",
+     {"nccl-shm-segment-too-small": {}}),
     # bitsandbytes-foundation/bitsandbytes#551
     ("CUDA SETUP: Required library version not found: libbitsandbytes_cuda122.so. Maybe you need to compile it from "
      "source?", {"bitsandbytes-no-binary-for-cuda": {}}),

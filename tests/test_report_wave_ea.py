@@ -9,7 +9,7 @@ from __future__ import annotations
 from envguard.findings import Severity
 from envguard.formatters import make_formatter
 from envguard.knowledge import load_matrices
-from envguard.reports import parse_environments
+from envguard.reports import extract, parse_environments
 from envguard.rules import run_rules
 from envguard.snapshot import CudaToolkit, PythonInfo, Unavailable
 from tests.reports import findings, first_snapshot
@@ -182,3 +182,70 @@ def test_condas_cpu_package_installed_rather_than_the_cuda_one_is_a_cpu_only_bui
     wish = CONDA_CPU.replace("it shows that I installed `pytorch_cpu` rather than `pytorch_cuda`",
                              "I would rather not get pytorch_cpu")
     assert not any(f.code == "cpu-only-build" for f in findings(wish))
+
+
+# microsoft/onnxruntime#20223 (the ONNX Runtime form; cuDNN named by its major only)
+ORT_CUDNN9 = """Whether CUDA12.4 and cudnn9 matches onnxruntime-win-x64-cuda12-1.17.1
+  Loadlibrary failed with error 126 when trying to load onnxruntime_providers_cuda.dll
+apply yolov8n.onnx with cuda12.4 cudnn9 onnxruntime-win-x64-cuda12-1.17.1
+
+### Platform
+
+Windows
+
+### ONNX Runtime Version or Commit ID
+
+onnxruntime-win-x64-cuda12-1.17.1
+"""
+
+
+def test_a_cudnn_major_alone_is_enough_for_a_build_per_cudnn_major() -> None:
+    found = [f for f in findings(ORT_CUDNN9) if f.code == "cudnn-mismatch"]
+    assert found and found[0].severity is Severity.ERROR and "9.x" in found[0].message
+    assert not [f for f in findings(ORT_CUDNN9.replace("cudnn9", "cudnn8")) if f.code == "cudnn-mismatch"]
+
+
+def test_a_cudnn_major_in_an_image_tag_or_with_its_minor_is_not_a_major_alone() -> None:
+    for text in ("docker run nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04\n", "I use cudnn 8.9 here\n"):
+        assert extract.CUDNN_MAJOR not in {m.kind for m in extract.prose(text.splitlines(), 0)}
+
+
+# YaoFANGUK/video-subtitle-extractor#48 (Chinese prose: cuDNN 7.6.5 installed, the GPU build asks for cudnn64_8.dll)
+ZH_CUDNN = """我是GTX1650 TI的显卡，按照说明装的是cudn10.1和cudnn-7.6.5，对应的库应该是cudnn64_7.dll
+但GPU版本报错说找不到cudnn64_8.dll, 这个肯定是没有的，GPU版本默认找cudnn-8+吗？
+"""
+
+
+def test_a_dll_said_missing_in_chinese_beside_another_cudnn_major_is_a_cudnn_mismatch() -> None:
+    assert any(f.code == "cudnn-mismatch" and f.severity is Severity.ERROR for f in findings(ZH_CUDNN))
+
+
+def test_the_cuda_in_an_old_cudnn_archive_name_is_not_a_cudnn_version() -> None:
+    text = "I used cudnn-9.0-linux-x64-v7.1.tgz and cudnn-10.2-windows10-x64-v7.6.5.32.zip\n"
+    assert "cudnn" not in {m.kind for m in extract.prose(text.splitlines(), 0)}
+    assert [m.value for m in extract.prose(["I installed cudnn-7.6.5 here"], 0) if m.kind == "cudnn"] == ["7.6.5"]
+
+
+# pytorch/torchtitan#853 (a CI container's /dev/shm): recognised, and never an environment finding
+SHM = """NCCL errors like
+  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)
+torch 2.6.0
+"""
+
+
+def test_nccls_shared_memory_segment_error_is_not_an_environment_finding() -> None:
+    assert not [f for f in findings(SHM) if f.severity is not Severity.INFO]
+
+
+# 1hew/ComfyUI-1hewNodes#3 (the build said in brackets after the version)
+PAREN = """Running `pip install -r requirements.txt` pulls `torch 2.9.1` and `torchvision 0.24.1` from PyPI.
+In my case, it replaced:
+- `torch 2.10.0+cu130` → `torch 2.9.1` (no CUDA)
+- NVIDIA GeForce RTX 3050 Laptop GPU (4GB VRAM)
+"""
+
+
+def test_a_build_said_in_brackets_after_the_version_is_read() -> None:
+    assert any(f.code == "cpu-only-build" and f.severity is Severity.ERROR for f in findings(PAREN))
+    hedged = "If pip had installed torch 2.9.1 (no CUDA) it would break.\n- NVIDIA GeForce RTX 3050 Laptop GPU\n"
+    assert not [f for f in findings(hedged) if f.code == "cpu-only-build"]

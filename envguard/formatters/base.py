@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from envguard.findings import Report, Severity
-from envguard.snapshot import NGC_RELEASE_KEY, NOT_REPORTED, PythonInfo, Snapshot, Unavailable
+from envguard.snapshot import CUDNN_MAJOR_KEY, NGC_RELEASE_KEY, NOT_REPORTED, PythonInfo, Snapshot, Unavailable
 
 RESULT_VERSION = 1
 
@@ -110,7 +110,10 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)),
                                snapshot.origin if report else "target interpreter distributions"))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
-        if isinstance(component, Unavailable):
+        if label == "cuDNN" and isinstance(component, Unavailable) and CUDNN_MAJOR_KEY in snapshot.environment:
+            major, _, where = snapshot.environment[CUDNN_MAJOR_KEY].partition("|")
+            rows.append(SummaryRow(label, f"{major}.x (only the major is reported)", where))
+        elif isinstance(component, Unavailable):
             rows.append(SummaryRow(label, missing(component, "not found"), ", ".join(component.tried)))
         else:
             rows.extend(SummaryRow(label, c.version, c.source) for c in component)

@@ -669,16 +669,20 @@ _HEDGE_WINDOW = 32
 #: 11.8, the GPU is not found": a new subject after a comma starts another clause).
 _CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so|the|i|it|my|we|they)\b|;|\s(?:but|whereas)\s",
                          re.IGNORECASE)
-def _named(names: str, number: str) -> re.Pattern[str]:
+def _named(names: str, number: str, *, hyphenated: bool = False) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
     "tf-nightly release `2.4.0`", "Paddle: 2.4.2", "cuDNN v8.0.5", "python==3.11"; Chinese reports' "版本" (version):
     "paddle版本1.8", "CUDA版本为11.2", "cudnn版本 8.1", "cuda使用10.2", with a full-width colon or 为/是/使用 (bounded, so linear); a list's
     "my python version - 3.9" (ultralytics/ultralytics#487); "the cuda version of my laptop is 12.1" (what it is on a
     machine, not a wish: tensorflow/tensorflow's template answers). "CUDA/cuDNN version - 10.1" is not cuDNN's (the
     template's combined field; tensorflow/tensorflow#36776)."""
+    # NOTE: ``hyphenated``: "cudnn-7.6.5" as a user writes it; only three parts and nothing after them, since the
+    # number after "cudnn-" in NVIDIA's old archive names is the CUDA ("cudnn-10.2-windows10-x64-v7.6.5.32",
+    # "cudnn-9.0-linux-x64-v7.1.tgz"); not for the names image and wheel names carry ("tensorflow-2.15.0-gpu")
+    hyphen = r"|-(?=v?\d{1,2}\.\d{1,2}\.\d{1,3}(?![\d.-]))" if hyphenated else ""
     return re.compile(rf"(?<![A-Za-z0-9_])(?<![Cc][Uu][Dd][Aa]/)(?:{names})`?\s{{0,2}}(?:version|release|ver\.?|的?版本)?\s{{0,2}}"
                       rf"(?:(?:of|on|in)\s{{1,2}}(?:my|the|this|our)\s{{1,2}}(?:laptop|machine|system|computer|pc|server|"
-                      rf"environment|env|container|box|cluster|node)\s{{1,2}})?(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是|装的是|安装的是)\s{{0,2}}|-\s{{1,2}})?`?v?"
+                      rf"environment|env|container|box|cluster|node)\s{{1,2}})?(?:is\s{{1,2}}|[:=：]{{1,2}}\s{{0,2}}|(?:[为是]|使用|用的是|装的是|安装的是)\s{{0,2}}|-\s{{1,2}}{hyphen})?`?v?"
                       rf"({number})(?![0-9A-Za-z_])", re.IGNORECASE)  # NOTE: not \b: "cuda装的是10.0版本" (CJK after it)
 
 
@@ -689,7 +693,10 @@ _P_PADDLE = _named(r"paddle(?:paddle)?(?:[-_]?gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})
 _P_CUDA = _named(r"cuda(?:\s{0,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
 _P_CU = re.compile(r"\b(?:built for|compiled (?:for|with)|wheels? (?:for|of))\s{0,2}(?:CUDA\s{0,2})?cu(\d{2,3})\b", re.IGNORECASE)
-_P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?")
+_P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", hyphenated=True)
+#: cuDNN by its major alone: "cudnn9", "cuDNN 9", "cudnn v8" (not an image tag's "-cudnn8-", not "cudnn 8.9").
+_P_CUDNN_MAJOR = re.compile(r"(?<![A-Za-z0-9_./:-])cudnn\s{0,2}v?([5-9])(?![\w.]|\.\d)", re.IGNORECASE)
+CUDNN_MAJOR = "cudnn_major"
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 #: "Colaboratory decided to upgrade its VM's TF version from 2.1 to 2.2-rc1" (tensorflow/tensorflow#37968): the
 #: version after "to" is the one in use.
@@ -856,6 +863,9 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             hosted = _P_HOSTED.search(sentence)
             if hosted and stated(hosted):
                 yield Mention("hosted", hosted.group(0), n, PROSE, "text (hosted notebook)")
+            major = _P_CUDNN_MAJOR.search(sentence) if "cudnn" in sentence.lower() else None
+            if major and stated(major):
+                yield Mention(CUDNN_MAJOR, major.group(1), n, PROSE, "text (cuDNN major)")
             cu = _P_CU.search(sentence)
             if cu:
                 digits = cu.group(1)

@@ -132,6 +132,10 @@ _CLAIM_ZH = re.compile(rf"(?<![A-Za-z])({_FW})(?![A-Za-z])\s{{0,2}}(?:安装|装
                        rf"(?:是|为)\s{{0,2}}(?:{_CPU_WORD})\s{{0,2}}版本?"
                        rf"|(?:安装|装|下载)了?\s{{0,2}}(?:{_CPU_WORD})\s{{0,2}}版本?\s{{0,2}}的\s{{0,2}}({_FW})(?![A-Za-z])",
                        re.IGNORECASE)
+#: A version with the build said in brackets after it: "torch 2.9.1 (no CUDA)", "torch 2.3.0 (CPU)", "PyTorch 2.1.0
+#: (cpu-only)" (1hew/ComfyUI-1hewNodes#3: "torch 2.10.0+cu130 → torch 2.9.1 (no CUDA)").
+_CLAIM_PAREN = re.compile(rf"\b({_FW})\s{{0,2}}(?:==?|v)?\s{{0,2}}\d\.\d{{1,2}}(?:\.\d{{1,2}})?\s{{0,2}}\(\s{{0,2}}"
+                          rf"(?:no\s{{1,2}}cuda|without\s{{1,2}}cuda|{_CPU_WORD})\s{{0,2}}\)", re.IGNORECASE)
 #: What makes a Chinese clause a question, a wish or a negation: if, whether, how, want, should, not.
 _ZH_HEDGE = re.compile(r"如果|是否|怎么|怎样|如何|想|要|应该|不|没|吗")
 #: "... CPU installed instead of GPU": the "instead" affirms the CPU build, it does not wish for one.
@@ -391,6 +395,9 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
                 claimed = True
             if not claimed:
                 yield from _bare_claim(sentence, earlier, n)
+        paren = _CLAIM_PAREN.search(sentence) if "(" in sentence else None
+        if paren and not _CLAIM_HEDGE.search(sentence[:paren.start()]):
+            yield Mention(CPU_CLAIM, paren.group(0), n, PROSE, "text", _FRAMEWORK_OF[paren.group(1).lower()])
         earlier = sentence
         toolkit = _INSTALLS_CUDATOOLKIT.search(sentence) if "cudatoolkit" in lowered else None
         if toolkit is not None and not _INSTALL_HEDGE.search(in_clause(sentence, toolkit)):

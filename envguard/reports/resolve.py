@@ -25,6 +25,7 @@ from envguard.reports import (
 )
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
+    CUDNN_MAJOR_KEY,
     CUDNN_REQUIRED_KEY,
     GPU_SAID_KEY,
     L4T_IMAGE_KEY,
@@ -354,6 +355,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
     available = next((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT and m.tier == TOOL
                       and m.how == "collect_env: Is CUDA available"), None)
+    major = get(extract.CUDNN_MAJOR)
+    if major is not None and not cudnn_m:
+        environment[CUDNN_MAJOR_KEY] = f"{major.value}|{major.source}"
     ngc = get("ngc")
     if ngc is not None:
         environment[NGC_RELEASE_KEY] = f"{ngc.value}|{ngc.source}"

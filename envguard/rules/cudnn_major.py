@@ -23,7 +23,7 @@ from envguard.rules.base import build_evidence, cuda_builds, ev, torch_variant, 
 from envguard.snapshot import Snapshot, Unavailable
 
 #: A cuDNN library file with its major: libcudnn_ops_infer.so.8, libcudnn.so.9, cudnn64_8.dll, cudnn_cnn64_9.dll.
-_CUDNN_FILE = re.compile(r"\b(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
+_CUDNN_FILE = re.compile(r"(?<![A-Za-z0-9_])(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
                          r"cudnn(?:_[a-z]{2,12}){0,2}64_(?P<dll>\d{1,2})\.dll)\b", re.IGNORECASE)
 SOURCE = ("https://docs.nvidia.com/deeplearning/cudnn/latest/developer/forward-compatibility.html ; "
           "https://github.com/OpenNMT/CTranslate2/releases/tag/v4.5.0 ; https://github.com/m-bain/whisperX/issues/954")
