@@ -128,8 +128,7 @@ def _without_restated(mentions: list[Mention], stated: set[tuple[int, str]]) -> 
     """A number a recognised message states is that message's fact, typed by its pattern; the same number read
     again from the same line as a sentence would type it a second time, often wrongly (XLA's "The NVIDIA driver's
     CUDA version is 11.7 which is older than the ptxas CUDA version" is the driver's CUDA, not a toolkit)."""
-    return [m for m in mentions if m.tier != PROSE or (m.line, m.value) not in stated
-            or m.how.startswith("message")]
+    return [m for m in mentions if m.tier != PROSE or (m.line, m.value) not in stated]
 
 
 def _messages(lines: list[str], errors_matrix: ErrorsMatrix) -> list[tuple[int, str, list[Mention]]]:

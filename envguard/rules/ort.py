@@ -5,7 +5,8 @@ CUDA 12 and cuDNN 9; 1.15-1.18: CUDA 11.8 and cuDNN 8, with CUDA 12 builds publi
 1.17 and 1.18): "ONNX Runtime built with cuDNN 8.x is not compatible with cuDNN 9.x, and vice versa", and CUDA
 minor-version compatibility spans one CUDA 11+ major (before CUDA 11 the runtime's soname carries the minor, so
 the toolkit is not judged for those rows). When the report shows ONNX Runtime's own "Require cuDNN X.* and CUDA
-Y.*", those majors are the build's. A report whose cuDNN or CUDA matches none of the release's builds shows why
+Y.*", those majors are the build's; a cuDNN the report names by its major alone ("cudnn9") is enough to judge a
+build made per cuDNN major. A report whose cuDNN or CUDA matches none of the release's builds shows why
 the CUDA provider does not load: an error when the report shows the provider failing (its load failure or its
 "Failed to create CUDAExecutionProvider"), else a warning (ONNX Runtime 1.19+ can load torch's CUDA and cuDNN
 instead, onnxruntime.preload_dlls()). A plain ``onnxruntime`` (the CPU package's name) counts only when the report
