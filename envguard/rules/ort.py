@@ -77,11 +77,11 @@ class OrtGpuRule:
         ort_ev = (ev(ort.name, ort.version, interpreter_source(snapshot, "distributions")),
                   ev(f"{ort.name} {ort.version} builds", named, where))
         cudnn = snapshot.cudnn[0] if not isinstance(snapshot.cudnn, Unavailable) and snapshot.cudnn else None
+        have_cudnn = version(cudnn.version) if cudnn is not None else None
         if cudnn is None and CUDNN_MAJOR_KEY in snapshot.environment:
             # NOTE: "cuda12.4 cudnn9": a major is all a build per cuDNN major needs
-            major, _, where = snapshot.environment[CUDNN_MAJOR_KEY].partition("|")
-            cudnn = ComponentVersion(f"{major}.x", where)
-        have_cudnn = version(cudnn.version.removesuffix(".x")) if cudnn is not None else None
+            major, _, said_at = snapshot.environment[CUDNN_MAJOR_KEY].partition("|")
+            cudnn, have_cudnn = ComponentVersion(f"{major}.x", said_at), version(major)
         newest = newest_toolkit(snapshot)
         have_cuda = newest[0] if newest is not None else None
         # NOTE: a build matches when the report's known facts fit it; before CUDA 11 the toolkit's minor matters too
