@@ -179,6 +179,11 @@ class RuntimeReport:
     duration_s: float | None = None
 
 
+#: A framework build's version when it is not known: a report names the framework without its release ("CPU-only
+#: jax"), or, rarely, a probed package has neither ``__version__`` nor distribution metadata.
+UNKNOWN_VERSION = "?"
+
+
 @dataclass(frozen=True, slots=True)
 class FrameworkBuild:
     """One installed framework build (torch, tensorflow, jax, paddle) and what it was built for."""
@@ -213,6 +218,18 @@ class FrameworkBuild:
     #: Report mode, on a Jetson: the package index a pip build came from as the report shows it ("default",
     #: "download.pytorch.org", or "nvidia-jetson" when anything shows it may be NVIDIA's Jetson build); else None.
     index: str | None = None
+
+    @property
+    def version_known(self) -> bool:
+        """Whether the build's version is known (not UNKNOWN_VERSION, not empty)."""
+        return self.version not in ("", UNKNOWN_VERSION)
+
+    def version_label(self, from_report: bool) -> str:
+        """The version as a person reads it: "version not reported" for a report that does not give it (a report
+        mode fact it leaves out is "not reported"), "version unknown" for a probed package that does not say."""
+        if self.version_known:
+            return self.version
+        return "version not reported" if from_report else "version unknown"
 
 
 #: ``Snapshot.environment`` keys only the report reader writes (what a pasted report states that a probe never sees),

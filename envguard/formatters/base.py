@@ -146,9 +146,9 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
                 build += f"; GPU usable: {'yes' if runtime.gpu_available else 'no'}"
                 if runtime.devices:
                     build += f" ({', '.join(runtime.devices[:4])})"
-        # NOTE: a framework a report names without its release ("import jax", a Jetson wheel's site path) is
-        # FrameworkBuild version "?": say so in words
-        version = "version not reported" if fw.version == "?" and report else fw.version
+        # NOTE: a framework a report names without its release ("import jax", a Jetson wheel's site path) has
+        # UNKNOWN_VERSION: say so in words
+        version = fw.version_label(report)
         rows.append(SummaryRow(fw.name, f"{version} ({build})", f"{fw.distribution}: {fw.source}"))
     return rows
 

@@ -20,6 +20,7 @@ from envguard.probes.base import DEEP_TIMEOUT_FACTOR, TARGET_TIMEOUT_FACTOR, Pro
 from envguard.probes.inspection import child_env
 from envguard.resources import script_source
 from envguard.snapshot import (
+    UNKNOWN_VERSION,
     Distribution,
     FrameworkBuild,
     PythonInfo,
@@ -119,7 +120,7 @@ def frameworks_from(found: Mapping[str, Any], packages: Mapping[str, Distributio
         dist = packages.get(name)
         info = (found.get(name) or {}).get("version_py") or {}
         if dist or info:
-            version = str(info.get("__version__") or (dist.version if dist else "?"))
+            version = str(info.get("__version__") or (dist.version if dist else UNKNOWN_VERSION))
             cuda = info.get("cuda")
             out.append(FrameworkBuild(
                 name=name, distribution=name, version=version,
@@ -203,7 +204,7 @@ def pinned(dist: Distribution | None, prefix: str, extra: str | None = None) -> 
 
 def _torch_build(info: Mapping[str, Any], dist: Distribution | None) -> FrameworkBuild:
     version_py = info.get("version_py") or {}
-    version = str(version_py.get("__version__") or (dist.version if dist else "?"))
+    version = str(version_py.get("__version__") or (dist.version if dist else UNKNOWN_VERSION))
     cuda = version_py.get("cuda")
     hip = version_py.get("hip")
     if not version_py and not cuda:  # no torch/version.py: fall back to the +cuXYZ local version
@@ -221,7 +222,7 @@ def _torch_build(info: Mapping[str, Any], dist: Distribution | None) -> Framewor
 
 def _tensorflow_build(build_info: Mapping[str, Any] | None, dist: Distribution | None) -> FrameworkBuild:
     name = dist.name if dist else "tensorflow"
-    version = dist.version if dist else "?"
+    version = dist.version if dist else UNKNOWN_VERSION
     if build_info:
         is_cuda = bool(build_info.get("is_cuda_build"))
         archs = tuple(str(a) for a in build_info.get("cuda_compute_capabilities") or ())

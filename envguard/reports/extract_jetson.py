@@ -24,7 +24,7 @@ from dataclasses import replace
 from envguard.reports.extract_builds import _FRAMEWORK_OF
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import sentences
-from envguard.snapshot import FrameworkBuild, RuntimeReport
+from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild, RuntimeReport
 
 #: Mention kinds (key: "torch" / "tensorflow").
 CUDA_UNAVAILABLE = "cuda_unavailable"
@@ -157,16 +157,16 @@ def apply(mentions: list[Mention], builds: tuple[FrameworkBuild, ...]) -> tuple[
     """On a Jetson: each torch / TensorFlow build with the index it came from (``NVIDIA_JETSON`` when anything shows
     it may be NVIDIA's build) and, where the report shows the framework saw no GPU, ``runtime.gpu_available`` False.
     A report whose torch answers ``is_available() False`` (or whose TensorFlow lists no GPU) without naming its
-    version gets a build of version "?"."""
+    version gets a build of UNKNOWN_VERSION."""
     out = list(builds)
     unavailable_torch = _best(mentions, CUDA_UNAVAILABLE, "torch") or next(
         (m for m in mentions if m.kind == "cuda_available" and m.value.strip().lower() in ("false", "no")), None)
     if unavailable_torch is not None and not any(b.name == "torch" for b in out):
-        out.append(FrameworkBuild("torch", "torch", "?", None, None, None,
+        out.append(FrameworkBuild("torch", "torch", UNKNOWN_VERSION, None, None, None,
                                   source=f"{unavailable_torch.source} (version not reported)"))
     unavailable_tf = _best(mentions, CUDA_UNAVAILABLE, "tensorflow")
     if unavailable_tf is not None and not any(b.name == "tensorflow" for b in out):
-        out.append(FrameworkBuild("tensorflow", "tensorflow", "?", None, None, None,
+        out.append(FrameworkBuild("tensorflow", "tensorflow", UNKNOWN_VERSION, None, None, None,
                                   source=f"{unavailable_tf.source} (version not reported)"))
     nvidia = next((m for m in mentions if m.kind in (NVIDIA_BUILD, "l4t_image")), None)
     return tuple(_one(build, mentions, nvidia, unavailable_torch) for build in out)

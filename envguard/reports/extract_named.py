@@ -4,7 +4,7 @@ Two shapes, each a fact about the framework build rather than about the machine:
 
 - JAX used in the report's code or words (``import jax``, ``jax.devices()``, ``jaxlib.__file__``, `` `jaxlib` ``):
   the report is about a JAX install even when no version is given, so the JAX rules can judge the machine
-  against what every jaxlib release requires (``FrameworkBuild`` version "?").
+  against what every jaxlib release requires (``FrameworkBuild`` version UNKNOWN_VERSION).
 - TensorFlow's loader (``dso_loader.cc``) naming the CUDA runtime it opens or fails to open: the build asks for the
   runtime of the toolkit it was compiled with. Before CUDA 11 the runtime's file name carries the minor version
   (``cudart64_101.dll``, ``libcudart.so.10.1`` are CUDA 10.1); from CUDA 11 on it carries the major only
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
-from envguard.snapshot import FrameworkBuild
+from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild
 
 __all__ = ["BUILD_CUDA", "FRAMEWORK_NAMED", "named_builds", "named_facts"]
 
@@ -90,14 +90,15 @@ def named_builds(mentions: list[Mention], builds: list[FrameworkBuild]) -> list[
     names = {b.name for b in out}
     jax = next((m for m in mentions if m.kind == FRAMEWORK_NAMED and m.key == "jax"), None)
     if jax is not None and "jax" not in names:
-        out.append(FrameworkBuild("jax", "jaxlib", "?", None, None, None, source=f"{jax.source} ({jax.value!r})"))
+        out.append(FrameworkBuild("jax", "jaxlib", UNKNOWN_VERSION, None, None, None,
+                                  source=f"{jax.source} ({jax.value!r})"))
     tf = next((m for m in mentions if m.kind == BUILD_CUDA and m.key == "tensorflow"), None)
     if tf is None:
         return out
     where = f"{tf.source}: a build made with CUDA {tf.value}"
     index = next((i for i, b in enumerate(out) if b.name == "tensorflow"), None)
     if index is None:
-        out.append(FrameworkBuild("tensorflow", "tensorflow", "?", "cuda", tf.value, None, source=where))
+        out.append(FrameworkBuild("tensorflow", "tensorflow", UNKNOWN_VERSION, "cuda", tf.value, None, source=where))
     elif out[index].cuda is None and out[index].accelerator != "cpu":
         old = out[index]
         out[index] = replace(old, accelerator="cuda", cuda=tf.value, source=f"{old.source}; {where}")

@@ -37,7 +37,7 @@ from envguard.reports.extract_builds import (
 )
 from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
 from envguard.reports.mentions import PROSE, Mention
-from envguard.snapshot import FrameworkBuild, normalize_name
+from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild, normalize_name
 
 #: JAX's supported-platforms table: NVIDIA GPU on "Windows, x86_64" is "no" (older pages: "n/a"); CUDA jaxlib and
 #: plugin wheels exist for Linux only, native Windows runs JAX on the CPU.
@@ -74,21 +74,22 @@ def adjust(mentions: list[Mention], builds: tuple[FrameworkBuild, ...], system: 
     out = list(builds)
     names = {b.name for b in out}
     # NOTE: "the CPU version of torch" and "tf.test.is_built_with_cuda() # False" name a CPU build of a version the
-    # report may not give: the build is a fact, its version "?".
+    # report may not give: the build is a fact, its version UNKNOWN_VERSION.
     for claim in (m for m in mentions if m.kind in (CPU_CLAIM, BUILT_WITHOUT_CUDA) and m.key in _DISTRIBUTION):
         if claim.key not in names:
             names.add(claim.key)
-            out.append(FrameworkBuild(claim.key, _DISTRIBUTION[claim.key], "?", None, None, None, source=""))
+            out.append(FrameworkBuild(claim.key, _DISTRIBUTION[claim.key], UNKNOWN_VERSION, None, None, None,
+                                      source=""))
     channel = _best(mentions, TORCH_CHANNEL)
     if channel is not None and channel.value == "conda-forge|cuda" and "torch" not in names:
         # "the latest cuda-enabled pytorch conda-forge package": a conda-forge CUDA build of a version not given.
         names.add("torch")
-        out.append(FrameworkBuild("torch", "pytorch", "?", "cuda", None, None, source=f"{channel.source} "
+        out.append(FrameworkBuild("torch", "pytorch", UNKNOWN_VERSION, "cuda", None, None, source=f"{channel.source} "
                                   f"(report line {channel.line})", channel="conda-forge"))
     jax_request = _best(mentions, CUDA_REQUEST, "jax")
     if system == "win32" and jax_request is not None and "jax" not in names:
         stated = _best(mentions, "package", "jax")
-        out.append(FrameworkBuild("jax", "jaxlib", stated.value if stated else "?", None, None, None,
+        out.append(FrameworkBuild("jax", "jaxlib", stated.value if stated else UNKNOWN_VERSION, None, None, None,
                                   source=stated.source if stated else ""))
     out = extract_named.named_builds(mentions, out)
     return tuple(_conda_forge(_one(b, mentions, system, gpu_seen, matrices), mentions) for b in out)
@@ -142,7 +143,7 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
         build = replace(build, accelerator="cpu", cuda=None, source=f"{_join(build.source)}{unbuilt}")
     elif claim is not None and _claim_applies(build, mentions):
         asked = "+" in build.version  # the tagged version is only what an install command asked for
-        build = replace(build, accelerator="cpu", cuda=None, version="?" if asked else build.version,
+        build = replace(build, accelerator="cpu", cuda=None, version=UNKNOWN_VERSION if asked else build.version,
                         source=f"{_join(build.source)}{claim.source} {claim.value!r}"
                                + (f" (torch {build.version} is only what a command asked for)" if asked else ""))
     if build.accelerator != "cpu":

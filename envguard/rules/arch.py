@@ -40,10 +40,10 @@ class ArchRule:
             arch = self._arch_list(build, matrices, platform)
             if arch is None and build.channel == "conda-forge":
                 # conda-forge's own arch lists are CondaForgeArchRule's; the pip wheels' never describe its builds.
-                yield from self._toolkit_limit(build, gpus, matrices)
+                yield from self._toolkit_limit(build, gpus, matrices, snapshot)
                 continue
             if arch is None:
-                limited = list(self._toolkit_limit(build, gpus, matrices))
+                limited = list(self._toolkit_limit(build, gpus, matrices, snapshot))
                 if limited:
                     yield from limited
                     continue
@@ -53,7 +53,7 @@ class ArchRule:
                     "unknown-version", Severity.INFO,
                     f"The architectures compiled into {build.name} {build.version}{wheels} are not known to "
                     f"envguard, so support for {names} is unverified.",
-                    (build_evidence(build),),
+                    (build_evidence(build, snapshot),),
                     "run `envguard check --deep` to read the arch list from the framework itself",
                     matrices.torch.meta.source if build.name == "torch" else None, build.name,
                 )
@@ -70,12 +70,14 @@ class ArchRule:
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in "
                     f"{build.name} {build.version}, which was compiled for {listed or 'no CUDA architecture'}.",
                     (gpu_evidence(gpu, cc, cc_source),
-                     build_evidence(build), ev("compiled architectures", listed, where)),
+                     build_evidence(build, snapshot), ev("compiled architectures", listed, where)),
                     self._fix(build, cc, matrices, platform),
                     reference, build.name,
                 )
 
-    def _toolkit_limit(self, build: FrameworkBuild, gpus: Sequence[GpuInfo], matrices: Matrices) -> Iterator[Finding]:
+    def _toolkit_limit(
+        self, build: FrameworkBuild, gpus: Sequence[GpuInfo], matrices: Matrices, snapshot: Snapshot
+    ) -> Iterator[Finding]:
         """Without the build's arch list, its CUDA still bounds it: a torch built with a CUDA older than the first
         toolkit that compiles for a GPU's compute-capability major has no kernels of that major (torch's own
         _check_cubins then calls the GPU incompatible); one built with a CUDA newer than the last toolkit that
@@ -103,7 +105,7 @@ class ArchRule:
                 "arch-unsupported", Severity.ERROR,
                 f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) has no kernels in {build.name} "
                 f"{build.version}: {why}.",
-                (gpu_evidence(gpu, cc, cc_source), build_evidence(build),
+                (gpu_evidence(gpu, cc, cc_source), build_evidence(build, snapshot),
                  ev("toolkit support", f"first CUDA {row.first_cuda or '?'}, last {row.last_cuda or 'current'}",
                     f"gpu-arch.toml {cc}")),
                 self._fix(build, cc, matrices), row.prov.source, build.name,

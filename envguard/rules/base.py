@@ -104,11 +104,11 @@ def driver_evidence(driver: DriverInfo) -> tuple[Evidence, ...]:
     return tuple(rows)
 
 
-def build_evidence(build: FrameworkBuild) -> Evidence:
-    """``torch 2.5.1+cu124 (CUDA 12.4)`` with its source."""
+def build_evidence(build: FrameworkBuild, snapshot: Snapshot) -> Evidence:
+    """``torch 2.5.1+cu124 (CUDA 12.4)`` with its source; a version the snapshot lacks is named as its mode says it
+    ("version not reported" for a report, "version unknown" for a probe)."""
     detail = f" (CUDA {build.cuda})" if build.cuda and build.accelerator == "cuda" else ""
-    # NOTE: a framework a report names without its release is FrameworkBuild version "?"
-    version = "version not reported" if build.version == "?" else build.version
+    version = build.version_label(snapshot.from_report)
     return ev(build.name, f"{version}{detail}", f"{build.distribution}: {build.source}")
 
 

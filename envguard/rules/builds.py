@@ -48,8 +48,8 @@ class CpuOnlyRule:
             return
         system = system_of(snapshot)
         for build in snapshot.frameworks:
-            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu" or build.version == "?":
-                continue  # version "?": a build a report names without its version (ReportedCpuBuildRule)
+            if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu" or not build.version_known:
+                continue  # UNKNOWN_VERSION: a build a report names without its version (ReportedCpuBuildRule)
             if build.name == "tensorflow" and system == "windows":
                 continue  # platform-unsupported says it better: no TF GPU build exists there
             why = {"torch": "its version ends in +cpu / torch.version.cuda is None" if "+cpu" in build.version
@@ -67,7 +67,7 @@ class CpuOnlyRule:
                 f"{build.name} {build.version} is a CPU-only build ({why}), so it cannot use "
                 f"the {gpus[0].name}{' and other GPUs' if len(gpus) > 1 else ''} "
                 + ("the report names." if snapshot.from_report else "on this machine."),
-                (build_evidence(build), ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)),
+                (build_evidence(build, snapshot), ev("GPUs", ", ".join(g.name for g in gpus), gpus[0].source)),
                 fix, None, build.name,
             )
 
@@ -89,7 +89,7 @@ class PlatformRule:
                         "platform-unsupported", Severity.ERROR,
                         f"TensorFlow {build.version} has no GPU support on native Windows (the last native-"
                         "Windows GPU release was 2.10), so it runs on the CPU whatever CUDA is installed.",
-                        (build_evidence(build),
+                        (build_evidence(build, snapshot),
                          ev("platform", "native Windows", interpreter_source(snapshot, "sys.platform"))),
                         "use WSL2 (pip install 'tensorflow[and-cuda]' inside it), or pin "
                         "'tensorflow<2.11' with CUDA 11.2 / cuDNN 8.1 on Windows",
@@ -99,7 +99,8 @@ class PlatformRule:
                 yield Finding(
                     "platform-unsupported", Severity.ERROR,
                     f"{build.name} {build.version} claims a CUDA build, but macOS has no CUDA support.",
-                    (build_evidence(build), ev("platform", "macOS", interpreter_source(snapshot, "sys.platform"))),
+                    (build_evidence(build, snapshot),
+                     ev("platform", "macOS", interpreter_source(snapshot, "sys.platform"))),
                     f"reinstall {build.distribution} from the default index (CPU / Metal build)", None, build.name,
                 )
 
@@ -152,7 +153,8 @@ class PythonRule:
             if py is None or py.public in release.python or f"{py.major}.{py.minor}" in release.python:
                 compile_python = getattr(release, "compile_python", None)
                 if py is not None and compile_python is not None and py.public not in compile_python:
-                    yield _compile_finding(python, build, release.version, compile_python, release.prov.source)
+                    yield _compile_finding(python, build, release.version, compile_python, release.prov.source,
+                                           snapshot)
                 continue
             experimental = getattr(release, "python_experimental", None)
             if py is not None and experimental is not None and py.public in experimental:
@@ -162,7 +164,7 @@ class PythonRule:
                     "python-unsupported", Severity.WARNING,
                     f"Python {python.version} is experimental for {build.name} {series(build.version)}: its wheels "
                     f"exist, but the release supports {release.python}.",
-                    (ev("python", python.version, python.executable or python.source), build_evidence(build),
+                    (ev("python", python.version, python.executable or python.source), build_evidence(build, snapshot),
                      ev("supported", f"{release.python} ({experimental} experimental)",
                         f"{build.name}.toml {release.version}")),
                     f"use a Python matching {release.python} for the tested combination, or a {build.name} "
@@ -174,7 +176,7 @@ class PythonRule:
                 "python-unsupported", Severity.ERROR,
                 f"Python {python.version} is outside what {build.name} {series(build.version)} supports "
                 f"({release.python}).",
-                (ev("python", python.version, python.executable or python.source), build_evidence(build),
+                (ev("python", python.version, python.executable or python.source), build_evidence(build, snapshot),
                  ev("supported", str(release.python), f"{build.name}.toml {release.version}")),
                 f"use a Python matching {release.python} (e.g. `uv venv --python "
                 f"{_suggest_python(str(release.python))}`), or a {build.name} release that supports "
@@ -204,7 +206,7 @@ def _newer_than_matrices(snapshot: Snapshot, build: FrameworkBuild, newest: str)
         "unknown-version", Severity.INFO,
         f"{build.name} {build.version} is newer than envguard's matrices (newest known: {newest}): {judged}"
         f"and {' and '.join(unknown)} {'are' if len(unknown) > 1 else 'is'} unknown, not assumed.",
-        (build_evidence(build), *(ev("requires", p, f"{build.distribution} Requires-Dist") for p in pinned)),
+        (build_evidence(build, snapshot), *(ev("requires", p, f"{build.distribution} Requires-Dist") for p in pinned)),
         "update envguard to get newer matrices; `envguard check --deep` reads the compiled architectures from "
         "the framework itself",
         None, build.name,
@@ -212,14 +214,14 @@ def _newer_than_matrices(snapshot: Snapshot, build: FrameworkBuild, newest: str)
 
 
 def _compile_finding(
-    python: PythonInfo, build: FrameworkBuild, series_: str, spec: SpecifierSet, source: str
+    python: PythonInfo, build: FrameworkBuild, series_: str, spec: SpecifierSet, source: str, snapshot: Snapshot
 ) -> Finding:
     """python-unsupported (warning): the wheels install and run eagerly, but torch.compile refuses this Python."""
     return Finding(
         "python-unsupported", Severity.WARNING,
         f"torch.compile does not run on Python {python.version} with {build.name} {series_} (its Dynamo "
         f"accepts Python {spec}); eager code runs, torch.compile raises.",
-        (ev("python", python.version, python.executable or python.source), build_evidence(build),
+        (ev("python", python.version, python.executable or python.source), build_evidence(build, snapshot),
          ev("torch.compile supports", f"Python {spec}", f"torch.toml {series_} compile_python")),
         f"for torch.compile use a Python matching {spec} (e.g. `uv venv --python {_suggest_python(str(spec))}`), "
         "or a newer torch release",
@@ -265,7 +267,7 @@ class CompanionRule:
         tv = version(torch.version)
         if tv is None:
             return
-        evidence = (build_evidence(torch), build_evidence(comp))
+        evidence = (build_evidence(torch, snapshot), build_evidence(comp, snapshot))
         # 1. The companion's own wheel metadata pins torch: the most direct evidence.
         for pin in applicable_requirements(snapshot, comp.distribution, "torch"):
             if pin.requirement.name.lower() != "torch" or not pin.requirement.specifier:
@@ -382,7 +384,7 @@ class FreeThreadedRule:
             f"Python {python.version} is a free-threaded build, but torch {release.version} published "
             f"free-threaded wheels only for {where}, not {platform}: the installed wheel's C extensions are built "
             "for the regular (GIL) interpreter and cannot load.",
-            (ev("python", f"{python.version} (free-threaded)", python.source), build_evidence(build),
+            (ev("python", f"{python.version} (free-threaded)", python.source), build_evidence(build, snapshot),
              ev("free-threaded wheels", where, f"torch.toml {release.version} free_threaded")),
             "run it with the regular (GIL) Python of the same version, or use a torch release that publishes "
             f"free-threaded wheels for {platform}",

@@ -40,7 +40,7 @@ class CudaExtensionCpuTorchRule:
             "companion-mismatch", Severity.ERROR,
             f"A compiled extension asks for libtorch_cuda.so, which only CUDA builds of torch ship, but torch "
             f"{torch.version} here is a CPU build: the extension was built for a CUDA torch.",
-            (ev("reported message", line.strip()[:160], snapshot.origin), build_evidence(torch)),
+            (ev("reported message", line.strip()[:160], snapshot.origin), build_evidence(torch, snapshot)),
             "install the extension's CPU build (conda: its cpu_* build string) to match this torch, or a CUDA torch "
             "it was built for (conda: pytorch=*=cuda*, or CONDA_OVERRIDE_CUDA on a machine without a GPU)",
             SOURCE, "torch",

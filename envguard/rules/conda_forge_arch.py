@@ -88,7 +88,7 @@ class CondaForgeArchRule:
                 kind = f"integrated GPU, SASS must match {cc} exactly" if integrated else f"compute capability {cc}"
                 lists = "; ".join(f"{_label(r)}: {' '.join('sm_' + c.replace('.', '') for c in r.sass)}"
                                   f"{' +PTX ' + ','.join(r.ptx) if r.ptx else ''}" for r in lacking)
-                evidence = (ev(f"GPU {gpu.index}", f"{gpu.name}, {kind}", cc_source), build_evidence(build),
+                evidence = (ev(f"GPU {gpu.index}", f"{gpu.name}, {kind}", cc_source), build_evidence(build, snapshot),
                             ev("conda-forge arch lists", lists, "; ".join(sorted({r.prov.source for r in lacking}))))
                 fix = (f"install a build compiled for compute capability {cc}: NVIDIA's Jetson (JetPack) PyTorch "
                        f"wheels or a source build with TORCH_CUDA_ARCH_LIST={cc}" if integrated else

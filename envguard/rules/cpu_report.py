@@ -14,8 +14,6 @@ from envguard.knowledge import Matrices
 from envguard.rules.base import CORE_FRAMEWORKS, build_evidence, ev, system_of
 from envguard.snapshot import FrameworkBuild, Snapshot, Unavailable
 
-#: The version a build has when the report names the framework but not its version.
-UNKNOWN_VERSION = "?"
 _FIX = {
     "torch": "pip install --force-reinstall torch --index-url https://download.pytorch.org/whl/<cuXXX>  # a CUDA "
              "variant your driver supports (`envguard matrix torch`); with conda, ask for the CUDA build "
@@ -40,7 +38,7 @@ class ReportedCpuBuildRule:
         for build in snapshot.frameworks:
             if build.name not in CORE_FRAMEWORKS or build.accelerator != "cpu":
                 continue
-            if gpus and build.version != UNKNOWN_VERSION:
+            if gpus and build.version_known:
                 continue  # the cpu-only rule judges it against the GPUs
             if build.name == "tensorflow" and system_of(snapshot) == "windows":
                 continue  # platform-unsupported says it better
@@ -49,13 +47,13 @@ class ReportedCpuBuildRule:
             machine = self._machine(snapshot, build)
             if machine is None:
                 continue
-            label = f"{build.name} {build.version}" if build.version != UNKNOWN_VERSION else \
-                f"{build.name} (version not reported)"
+            label = f"{build.name} {build.version}" if build.version_known else \
+                f"{build.name} ({build.version_label(snapshot.from_report)})"
             yield Finding(
                 "cpu-only-build", Severity.ERROR,
                 f"{label} is a CPU-only build, so it cannot use the GPU "
                 f"({machine.fact}: {machine.value}).",
-                (build_evidence(build), machine), _FIX[build.name], None, build.name,
+                (build_evidence(build, snapshot), machine), _FIX[build.name], None, build.name,
             )
 
     @staticmethod

@@ -89,6 +89,6 @@ def _environment_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tup
             cudnn = variant.cudnn if variant is not None else None
         if cudnn is not None:
             where = f"torch.toml: {build.version} cu{(build.cuda or '').replace('.', '')}"
-            return cudnn, (build_evidence(build), ev("cuDNN bundled with torch", cudnn,
+            return cudnn, (build_evidence(build, snapshot), ev("cuDNN bundled with torch", cudnn,
                                                           build.source if build.cudnn else where))
     return None

@@ -86,7 +86,7 @@ class DriverRule:
             "driver-missing", severity,
             f"{names} {'is a CUDA build' if len(builds) == 1 else 'are CUDA builds'}, but {tail}, "
             "so they can only run on the CPU.",
-            evidence + tuple(build_evidence(b) for b in builds),
+            evidence + tuple(build_evidence(b, snapshot) for b in builds),
             "install the NVIDIA driver (e.g. `sudo ubuntu-drivers install` or your distribution's "
             "nvidia-driver package) and reboot; or, on a machine without an NVIDIA GPU, install CPU builds "
             "(pip install torch --index-url https://download.pytorch.org/whl/cpu)",
@@ -108,14 +108,14 @@ class DriverRule:
         floor = matrices.cuda_driver.floor(build.cuda, system)
         have = version(driver.version)
         if have is None and driver.cuda_driver_version:
-            yield from self._by_max_cuda(driver, build, matrices)
+            yield from self._by_max_cuda(driver, build, matrices, snapshot)
             return
         if floor is None or have is None:
             yield Finding(
                 "unknown-version", Severity.INFO,
                 f"envguard's cuda-driver matrix has no driver floor for CUDA {build.cuda} on {system}, "
                 f"so whether driver {driver.version} runs {build.name} {build.version} is unknown.",
-                (*driver_evidence(driver), build_evidence(build)),
+                (*driver_evidence(driver), build_evidence(build, snapshot)),
                 "update envguard (newer matrices), or compare with NVIDIA's CUDA release notes, Table 3",
                 matrices.cuda_driver.meta.source, build.name,
             )
@@ -134,13 +134,15 @@ class DriverRule:
             f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs driver "
             f">= {floor.min_driver} ({floor.rule}), but driver {driver.version} is installed"
             + (f" (it supports CUDA {driver.cuda_driver_version} at most)." if driver.cuda_driver_version else "."),
-            (*driver_evidence(driver), build_evidence(build),
+            (*driver_evidence(driver), build_evidence(build, snapshot),
              ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
             fix, floor.prov.source, build.name,
         )
 
     @staticmethod
-    def _by_max_cuda(driver: DriverInfo, build: FrameworkBuild, matrices: Matrices) -> Iterator[Finding]:
+    def _by_max_cuda(
+        driver: DriverInfo, build: FrameworkBuild, matrices: Matrices, snapshot: Snapshot
+    ) -> Iterator[Finding]:
         """Only the driver's newest CUDA is known: minor-version compatibility still decides.
 
         A driver that supports CUDA X.y runs every X.* build (11+); a newer major needs a newer driver.
@@ -163,7 +165,7 @@ class DriverRule:
             "driver-too-old", Severity.ERROR,
             f"{build.name} {build.version} was built with CUDA {build.cuda}, but the driver supports CUDA "
             f"{driver.cuda_driver_version} at most, and minor-version compatibility does not cross CUDA majors.",
-            (*driver_evidence(driver), build_evidence(build)),
+            (*driver_evidence(driver), build_evidence(build, snapshot)),
             fix, "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html", build.name,
         )
 

@@ -96,7 +96,7 @@ class SaidTooOldRule:
                 f"The report says the program called the NVIDIA driver too old, and {build.name} {build.version} "
                 f"was built with CUDA {build.cuda}, which needs driver >= {floor.min_driver} ({floor.rule}): the "
                 "driver (its version is not in the report) is older than that.",
-                (message, ev("driver", "version not reported", snapshot.origin), build_evidence(build),
+                (message, ev("driver", "version not reported", snapshot.origin), build_evidence(build, snapshot),
                  ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
                 f"upgrade the NVIDIA driver to {floor.min_driver} or newer (nvidia-smi shows the installed one); or "
                 f"install a {build.name} build for a CUDA the installed driver supports",

@@ -49,7 +49,7 @@ class JaxPluginRule:
                 code, Severity.ERROR,
                 f"jax {build.version}'s {plugin} accepts {label} {spec}, but {wheel} {have.version} is installed, "
                 f"so jax cannot use the GPU (it fails to load {label} or falls back to the CPU).",
-                (build_evidence(build), where, ev(wheel, have.version, "target interpreter distributions")),
+                (build_evidence(build, snapshot), where, ev(wheel, have.version, "target interpreter distributions")),
                 f"pip install '{wheel}{spec}'  # or pip install -U 'jax[cuda{major}]', which installs a matching set",
                 row.prov.source if row is not None else None, "jax",
             )

@@ -36,7 +36,7 @@ class JaxArchRule:
         gpus = snapshot.gpu_list()
         if build is None or build.accelerator == "cpu" or not gpus:
             return
-        known = build.version if build.version not in ("", "?") else None
+        known = build.version if build.version_known else None
         floor = matrices.jax.arch_floor(known)
         if floor is None:
             return
@@ -54,7 +54,7 @@ class JaxArchRule:
             if cc is None or Version(cc) >= Version(minimum):
                 continue
             evidence = [gpu_evidence(gpu, cc, cc_source),
-                        build_evidence(build), ev("lowest supported compute capability", minimum, where)]
+                        build_evidence(build, snapshot), ev("lowest supported compute capability", minimum, where)]
             if fell_back is not None:
                 evidence.append(Evidence("JAX", fell_back[:160], snapshot.origin))
             yield Finding(

@@ -69,21 +69,22 @@ class JetsonBuildRule:
             said_cpu = "+cpu" in build.version or (build.index != "nvidia-jetson" and isinstance(
                 build.runtime, RuntimeReport) and build.runtime.gpu_available is False)
             if build.name in ("torch", "tensorflow") and build.accelerator == "cpu" and not snapshot.gpu_list() \
-                    and build.version != "?" and said_cpu:
+                    and build.version_known and said_cpu:
                 # NOTE: the cpu-only rule judges a CPU build against the GPUs a report names; a Jetson known only
                 # by its release or image names none, and its integrated GPU is there all the same.
                 yield Finding("cpu-only-build", Severity.ERROR,
                               f"{build.name} {build.version} is a CPU-only build on this Jetson "
                               f"({board.evidence.value}), so it cannot use the Jetson's integrated GPU.",
-                              (build_evidence(build), board.evidence), _FIX[build.name], None, build.name)
+                              (build_evidence(build, snapshot), board.evidence), _FIX[build.name], None, build.name)
                 continue
             if build.name not in ("torch", "tensorflow") or build.index == "nvidia-jetson" \
                     or build.accelerator in ("cpu", "rocm"):
                 continue  # a CPU build: the cpu-only rule says it
             said = build.runtime.gpu_available is False if isinstance(build.runtime, RuntimeReport) else False
             why = _not_nvidia(build, board, matrices)
-            label = f"{build.name} {build.version}" if build.version != "?" else f"{build.name} (version not reported)"
-            evidence = [build_evidence(build), board.evidence]
+            label = f"{build.name} {build.version}" if build.version_known else \
+                f"{build.name} ({build.version_label(snapshot.from_report)})"
+            evidence = [build_evidence(build, snapshot), board.evidence]
             if said and isinstance(build.runtime, RuntimeReport):
                 evidence.append(ev("CUDA available", "False", ", ".join(build.runtime.warnings) or "report"))
             if why is not None:
@@ -150,7 +151,7 @@ def _not_nvidia(build: FrameworkBuild, board: _Board, matrices: Matrices) -> tup
         if row is None:
             return None
         where = "the default package index" if build.index == "default" else "a download.pytorch.org index"
-        if build.version == "?":
+        if not build.version_known:
             return (f"it came from {where}, whose linux_aarch64 torch wheels are CPU builds for torch{row.cpu_only} "
                     f"(and the CUDA aarch64 wheels of later releases carry no Jetson architecture)", row.prov.source)
         if row.is_cpu(build.version):

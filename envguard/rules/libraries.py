@@ -87,7 +87,7 @@ class WheelPinRule:
                         "cuda-libs-missing", Severity.ERROR,
                         f"{build.name} {build.version} needs {req.name}{req.specifier}, which is not installed, "
                         "so its CUDA libraries cannot load.",
-                        (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
+                        (build_evidence(build, snapshot), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
                          ev(req.name, "not installed", interpreter_source(snapshot, "distributions"))),
                         f"pip install '{req.name}{req.specifier}'", None, build.name,
                     )
@@ -108,7 +108,7 @@ class WheelPinRule:
                     f"{build.name} {build.version} was built against {req.name}{req.specifier}, but "
                     f"{req.name} {have.version} is installed"
                     + (" (older: symbols it needs are missing)." if code == "nccl-mismatch" else "."),
-                    (build_evidence(build), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
+                    (build_evidence(build, snapshot), ev("requires", str(req), f"{pin.owner} Requires-Dist"),
                      ev(req.name, have.version, interpreter_source(snapshot, "distributions"))),
                     f"pip install '{req.name}{req.specifier}'  # or find what else pins {req.name}: "
                     f"pip show {req.name} / pipdeptree -r -p {req.name}",
@@ -171,7 +171,7 @@ class LoaderPathRule:
             code, Severity.ERROR,
             f"{label} {lib.version or lib.soname} in {folder} (on LD_LIBRARY_PATH) is loaded before the {label} "
             f"{needed} that {build.name} {build.version} was built against, and it is older.",
-            (build_evidence(build), ev(f"{label} needed", needed, build.source),
+            (build_evidence(build, snapshot), ev(f"{label} needed", needed, build.source),
              ev(f"{label} first on the loader path", f"{lib.version or '?'} ({lib.path})", "LD_LIBRARY_PATH"),
              ev("LD_LIBRARY_PATH", snapshot.environment.get("LD_LIBRARY_PATH", "?"), "environment")),
             f"remove {folder} from LD_LIBRARY_PATH (the wheel brings its own {label}), or install {label} "
@@ -232,7 +232,7 @@ class SystemLibrariesRule:
                        f"{runtime_file(family, version(snapshot.toolkit_list()[0].version) or nv, system)})"
                        if family == "cudart" and snapshot.toolkit_list() and not libs else "")
                     + ", so it will skip the GPU.",
-                    (build_evidence(tf), ev(f"{label} needed", needed, tf.source),
+                    (build_evidence(tf, snapshot), ev(f"{label} needed", needed, tf.source),
                      _found_evidence(snapshot, family, found)),
                     "pip install 'tensorflow[and-cuda]'  # TF >= 2.14 brings its own CUDA wheels"
                     if (version(tf.version) or version("0")) >= version("2.14") else  # type: ignore[operator] # reason: literal
@@ -250,7 +250,7 @@ class SystemLibrariesRule:
                         "cudnn-mismatch", Severity.ERROR,
                         f"TensorFlow {tf.version} was built with cuDNN {needed}, but the cuDNN the report shows is "
                         f"{shown.version or shown.soname}: another major, whose libraries it does not load.",
-                        (build_evidence(tf), ev("cuDNN needed", needed, tf.source),
+                        (build_evidence(tf, snapshot), ev("cuDNN needed", needed, tf.source),
                          ev("cuDNN shown", f"{shown.version or '?'} ({shown.soname})", shown.source)),
                         f"install cuDNN {needed} for CUDA {cuda} on the loader path"
                         + (" (pip install 'tensorflow[and-cuda]' brings it)"
@@ -264,7 +264,8 @@ class SystemLibrariesRule:
                         "cudnn-mismatch", Severity.ERROR,
                         f"TensorFlow {tf.version} was built with cuDNN {needed}, but the cuDNN that loads first "
                         f"is {first.version} ({first.path}); cuDNN needs the same major and an equal or newer minor.",
-                        (build_evidence(tf), ev("cuDNN loaded", f"{first.version} ({first.path})", first.source)),
+                        (build_evidence(tf, snapshot),
+                         ev("cuDNN loaded", f"{first.version} ({first.path})", first.source)),
                         f"install cuDNN >= {needed} on the loader path, or remove the older one from it "
                         f"(with TF >= 2.14: pip install "
                         f"'nvidia-cudnn-cu{cuda.split('.')[0] if cuda else '12'}>={needed}')",
@@ -310,7 +311,7 @@ def _cusolver_soname(snapshot: Snapshot, tf: FrameworkBuild, needed: str | None,
         f"{runtime_file('cusolver', Version(str(want)), system)}, but the CUDA {toolkits[0].version} toolkit the "
         f"report names ships cuSOLVER {got} ({runtime_file('cusolver', Version(str(got)), system)}): the CUDA "
         "runtime loads, the solver library does not, so TensorFlow skips the GPU.",
-        (build_evidence(tf), ev("CUDA toolkit", toolkits[0].version, toolkits[0].source),
+        (build_evidence(tf, snapshot), ev("CUDA toolkit", toolkits[0].version, toolkits[0].source),
          ev("cuSOLVER soname", "libcusolver.so.10 in CUDA 11.0, libcusolver.so.11 from CUDA 11.1",
             CUSOLVER_SONAME_SOURCE)),
         f"install the CUDA {needed} toolkit the build was tested with (or a TensorFlow built for CUDA "
@@ -421,7 +422,7 @@ class ToolkitRule:
                 f"CUDA {build.cuda} that {build.name} {series(build.version)} was built with: compiling CUDA "
                 "extensions (flash-attn, apex, custom ops) will fail or misbehave; the wheels themselves are fine.",
                 (ev("toolkit", f"{active.version} ({active.nvcc_path or active.path})", active.source),
-                 build_evidence(build)),
+                 build_evidence(build, snapshot)),
                 f"install CUDA toolkit {bv.major}.x (e.g. pip install 'nvidia-cuda-nvcc-cu{bv.major}' or the "
                 f"runfile) and point CUDA_HOME at it before building extensions",
                 None, build.name,

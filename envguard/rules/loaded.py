@@ -115,7 +115,7 @@ class LoadedLibraryRule:
             f"torch {torch.version} reports NCCL {loaded.version}, older than the NCCL its CUDA wheels depend on "
             f"(nvidia-nccl {', '.join(sorted(set(pins)))}): another, older libnccl.so.2 (a stale nvidia-nccl wheel "
             "of an earlier torch, the system's, one on LD_LIBRARY_PATH) is loaded instead.",
-            (ev("NCCL in use", loaded.version, loaded.path), build_evidence(torch),
+            (ev("NCCL in use", loaded.version, loaded.path), build_evidence(torch, snapshot),
              ev("torch's NCCL", ", ".join(sorted(set(pins))), f"torch.toml {release.version} (nvidia-nccl pins)")),
             "pip list | grep nccl: remove the stale nvidia-nccl wheel (keep the one torch requires); otherwise find "
             "the other copy (ldconfig -p | grep libnccl; echo $LD_LIBRARY_PATH)",
@@ -182,7 +182,7 @@ class LoadedLibraryRule:
                     f"{lib.version} ({lib.path}): "
                     + ("another major, so another library is found first on the loader path."
                        if other_major else "an older minor than its build."),
-                    (build_evidence(build), ev("cuDNN compiled with", build.cudnn, build.source),
+                    (build_evidence(build, snapshot), ev("cuDNN compiled with", build.cudnn, build.source),
                      ev("cuDNN loaded", lib.version, lib.path),
                      *((ev("cuDNN call failed", failed[:160], snapshot.origin),) if failed else ())),
                     f"put the cuDNN {need.major}.x the build needs first on the loader path (conda: "

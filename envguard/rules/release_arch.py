@@ -49,7 +49,7 @@ class ReleaseArchRule:
                     f"{first.major}.{first.minor}, the first toolkit that compiles for compute capability "
                     f"{cc.split('.')[0]}.x.",
                     (gpu_evidence(gpu, cc, cc_source),
-                     build_evidence(build),
+                     build_evidence(build, snapshot),
                      ev("published CUDA builds", builds, f"paddle.toml {release.version} (newest {newest_tag})"),
                      ev("first toolkit for the GPU", f"CUDA {first.major}.{first.minor}",
                         f"gpu-arch.toml {cc.split('.')[0]}.x first_cuda")),

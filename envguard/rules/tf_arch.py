@@ -77,7 +77,7 @@ class TfToolkitArchRule:
                 if beyond is None:
                     continue
                 cc, cc_source, row, first = beyond
-                label = f"tensorflow {build.version}" if build.version not in ("", "?") else "the tensorflow build"
+                label = f"tensorflow {build.version}" if build.version_known else "the tensorflow build"
                 yield Finding(
                     "arch-unsupported", Severity.WARNING if failed is None else Severity.ERROR,
                     f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than the CUDA {built_with} "
@@ -87,7 +87,7 @@ class TfToolkitArchRule:
                     + (", and the report shows a kernel that could not be loaded (the PTX path failed too)."
                        if failed is not None else "."),
                     (gpu_evidence(gpu, cc, cc_source),
-                     build_evidence(build),
+                     build_evidence(build, snapshot),
                      ev("first toolkit for the GPU", f"CUDA {first}", f"gpu-arch.toml {cc} first_cuda"),
                      ev("TensorFlow's device code", "SASS and PTX of each compiled capability", TF_WRAPPER))
                     + ((ev("kernel load failed", failed[:160], snapshot.origin),) if failed is not None else ()),

@@ -10,6 +10,7 @@ from envguard.knowledge import Matrices, load_matrices
 from envguard.rules import run_rules
 from envguard.rules.libraries import wheel_cuda_major
 from envguard.snapshot import (
+    UNKNOWN_VERSION,
     CudaToolkit,
     Distribution,
     DriverInfo,
@@ -395,3 +396,16 @@ def test_forward_compat_is_offered_only_on_datacenter_gpus(matrices: Matrices) -
     consumer = make_snapshot(driver="570.124.06", cuda_driver="12.8", gpus=[gpu("NVIDIA GeForce RTX 4090", "8.9")],
                              frameworks=[build])
     assert "cuda-compat" not in (only(consumer, matrices, "driver-too-old").fix or "")
+
+
+def test_unknown_build_version_is_named_by_the_snapshot_mode(matrices: Matrices) -> None:
+    """A probed package without ``__version__`` or metadata says "version unknown" (not the report wording)."""
+    snap = make_snapshot(driver="470.182.03", cuda_driver="11.4", gpus=[gpu("Tesla T4", "7.5")],
+                         frameworks=[torch_build(UNKNOWN_VERSION, "12.1")])
+    assert not snap.from_report
+    finding = only(snap, matrices, "driver-too-old")
+    torch_ev = next(e for e in finding.evidence if e.fact == "torch")
+    assert torch_ev.value == "version unknown (CUDA 12.1)"
+    build = snap.frameworks[0]
+    assert build.version_label(from_report=True) == "version not reported"
+    assert not build.version_known and torch_build("2.1.0+cu121", "12.1").version_known
