@@ -258,6 +258,19 @@ NGC_RELEASE_KEY = "NGC_CONTAINER"
 #: A cuDNN named by its major only, when the report gives no cuDNN version ("cuda12.4 cudnn9", "CUDA 12 / cuDNN 9"),
 #: as "9|report line 7: text (cuDNN major)": enough for what is built per cuDNN major (ONNX Runtime's GPU builds).
 CUDNN_MAJOR_KEY = "CUDNN_MAJOR_STATED"
+#: Separates the parts of a stated fact's value: what was said, then where ("9|report line 7: text (cuDNN major)").
+STATED_SEP = "|"
+
+
+def stated(*parts: str) -> str:
+    """One value of the stated-fact keys above: its parts (what was said first, where it was said next) joined."""
+    return STATED_SEP.join(parts)
+
+
+def stated_parts(raw: str, count: int = 2) -> tuple[str, ...]:
+    """The ``count`` parts of a stated-fact value, in the order :func:`stated` joined them ("" for a missing one)."""
+    parts = raw.split(STATED_SEP, count - 1)
+    return (*parts, *([""] * (count - len(parts))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from envguard.findings import Report, Severity
-from envguard.snapshot import CUDNN_MAJOR_KEY, NGC_RELEASE_KEY, NOT_REPORTED, PythonInfo, Snapshot, Unavailable
+from envguard.snapshot import (
+    CUDNN_MAJOR_KEY,
+    NGC_RELEASE_KEY,
+    NOT_REPORTED,
+    PythonInfo,
+    Snapshot,
+    Unavailable,
+    stated_parts,
+)
 
 RESULT_VERSION = 1
 
@@ -63,7 +71,7 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
     rows.append(SummaryRow("Host", head + (f" ({', '.join(extras)})" if extras else ""), host.source))
     ngc = snapshot.environment.get(NGC_RELEASE_KEY) if report else None
     if ngc:
-        image, _, named_at = ngc.partition("|")
+        image, named_at = stated_parts(ngc)
         rows.append(SummaryRow("Container image", f"nvcr.io/nvidia/{image} (NGC release)", named_at or "report"))
     driver = snapshot.driver
     if isinstance(driver, Unavailable):
@@ -111,7 +119,7 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
                                snapshot.origin if report else "target interpreter distributions"))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
         if label == "cuDNN" and isinstance(component, Unavailable) and CUDNN_MAJOR_KEY in snapshot.environment:
-            major, _, where = snapshot.environment[CUDNN_MAJOR_KEY].partition("|")
+            major, where = stated_parts(snapshot.environment[CUDNN_MAJOR_KEY])
             rows.append(SummaryRow(label, f"{major}.x (only the major is reported)", where))
         elif isinstance(component, Unavailable):
             rows.append(SummaryRow(label, missing(component, "not found"), ", ".join(component.tried)))

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from envguard.probes import parsers
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import sentences
-from envguard.snapshot import normalize_name
+from envguard.snapshot import normalize_name, stated
 
 _V = r"\d{1,4}(?:\.\d{1,6}){1,3}"
 _VERSION = _V + r"(?:[+.][A-Za-z0-9_.]{1,40})?"
@@ -416,7 +416,7 @@ def tools(lines: list[str], offset: int) -> Iterator[Mention]:
     if "," in text:
         for gpu in parsers.gpus_from_query_csv(text, "nvidia-smi --query-gpu"):
             yield Mention("gpu", gpu.name, _line_of(lines, gpu.name, offset), TOOL, "nvidia-smi --query-gpu",
-                          f"{gpu.memory_total_mib or ''}|{gpu.compute_capability or ''}")
+                          stated(str(gpu.memory_total_mib or ""), gpu.compute_capability or ""))
         driver = parsers.driver_from_query_csv(text)
         if driver:
             yield Mention("driver", driver, _line_of(lines, driver, offset), TOOL, "nvidia-smi --query-gpu")

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW, in_clause
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import last_sentence, sentences
-from envguard.snapshot import normalize_name
+from envguard.snapshot import normalize_name, stated
 
 #: Mention kinds this module adds (read by ``reports.variants``).
 BUILT_WITHOUT_CUDA = "built_without_cuda"  #: key: framework; the framework said it has no CUDA
@@ -354,7 +354,7 @@ def _requests(line: str, n: int) -> Iterator[Mention]:
             yield Mention(CUDA_REQUEST, spec.group(0).strip(), n, MESSAGE, "conda install", key)
         torch, toolkit = _CONDA_PYTORCH.search(args), _CONDA_TOOLKIT.search(args)
         if torch and toolkit and _PYTORCH_CHANNEL.search(args):
-            yield Mention(CONDA_TORCH_REQUEST, f"{torch.group(1)}|{toolkit.group(1)}", n, MESSAGE,
+            yield Mention(CONDA_TORCH_REQUEST, stated(torch.group(1), toolkit.group(1)), n, MESSAGE,
                           f"conda install pytorch={torch.group(1)} {toolkit.group(0)}", "torch")
 
 

@@ -21,7 +21,15 @@ from dataclasses import replace
 from envguard import archs
 from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
-from envguard.snapshot import NOT_REPORTED, ComponentVersion, FrameworkBuild, SharedLibrary, Snapshot, Unavailable
+from envguard.snapshot import (
+    NOT_REPORTED,
+    ComponentVersion,
+    FrameworkBuild,
+    SharedLibrary,
+    Snapshot,
+    Unavailable,
+    stated,
+)
 
 __all__ = ["GENCODE_KEY", "LOADED", "PADDLE_RUNTIME_KEY", "attach", "from_signature", "library_facts", "package_source",
            "paddle_cudnn_banner", "without_claimed"]
@@ -338,7 +346,7 @@ def _built_for(environment: Mapping[str, str], found: list[Mention]) -> Mapping[
     gencode = sorted((m for m in found if m.kind == "nvcc_gencode"), key=lambda m: (-m.tier, m.line))
     if not gencode or GENCODE_KEY in environment:
         return environment
-    return {**environment, GENCODE_KEY: f"{gencode[0].value}|{gencode[0].key}|{gencode[0].source}"}
+    return {**environment, GENCODE_KEY: stated(gencode[0].value, gencode[0].key, gencode[0].source)}
 
 
 #: ``Snapshot.environment`` key of the CUDA runtime PaddlePaddle's start-up line reports, the source file that printed
@@ -352,7 +360,7 @@ def _paddle_runtime(environment: Mapping[str, str], found: list[Mention]) -> Map
     first = min((m for m in found if m.kind == "paddle_runtime"), key=lambda m: m.line, default=None)
     if first is None or PADDLE_RUNTIME_KEY in environment:
         return environment
-    return {**environment, PADDLE_RUNTIME_KEY: f"{first.value}|{first.key}|{first.source}"}
+    return {**environment, PADDLE_RUNTIME_KEY: stated(first.value, first.key, first.source)}
 
 
 def _paddle_build(frameworks: tuple[FrameworkBuild, ...], found: list[Mention]) -> tuple[FrameworkBuild, ...]:

@@ -50,6 +50,8 @@ from envguard.snapshot import (
     Snapshot,
     Unavailable,
     normalize_name,
+    stated,
+    stated_parts,
 )
 
 #: Where the plain package-index torch wheel is the CPU build (pytorch/test-infra generate_binary_build_matrix.py:
@@ -188,7 +190,7 @@ class Resolved:
         out: list[tuple[str, str, int | None, str | None]] = []
         for m in sorted(keep, key=lambda m: (-m.tier, m.line)):
             name = m.value.strip().strip("`").strip()
-            memory, _, cc = m.key.partition("|")
+            memory, cc = stated_parts(m.key)
             twin = next((i for i, g in enumerate(out) if _same_gpu(g[0], name)), None)
             if twin is None and name:
                 out.append((name, m.source, int(memory) if memory.isdigit() else None, cc or None))
@@ -352,41 +354,41 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     required = next((m for m in r.mentions if m.kind == "cudnn_compiled" and m.how == extract.CUDNN_REQUIRED_HOW), None)
     if required is not None and cudnn_m and not any(f.name == "tensorflow" and f.cudnn for f in frameworks):
         # NOTE: "cuDNN 8.1 is required but only 8.0.5 is loaded" with no framework build to carry the 8.1
-        environment[CUDNN_REQUIRED_KEY] = f"{required.value}|{required.source}"
+        environment[CUDNN_REQUIRED_KEY] = stated(required.value, required.source)
     available = next((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT and m.tier == TOOL
                       and m.how == "collect_env: Is CUDA available"), None)
     major = get(extract.CUDNN_MAJOR)
     if major is not None and not cudnn_m:
-        environment[CUDNN_MAJOR_KEY] = f"{major.value}|{major.source}"
+        environment[CUDNN_MAJOR_KEY] = stated(major.value, major.source)
     ngc = get("ngc")
     if ngc is not None:
-        environment[NGC_RELEASE_KEY] = f"{ngc.value}|{ngc.source}"
+        environment[NGC_RELEASE_KEY] = stated(ngc.value, ngc.source)
     said = min((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT), key=lambda m: (-m.tier, m.line),
                default=None)
     if said is not None:
-        environment[GPU_SAID_KEY] = f"{said.value}|{said.source}"
+        environment[GPU_SAID_KEY] = stated(said.value, said.source)
     if available is not None:
-        environment[TORCH_CUDA_AVAILABLE_KEY] = f"Yes|{available.source}"
+        environment[TORCH_CUDA_AVAILABLE_KEY] = stated("Yes", available.source)
     l4t_image = get("l4t_image")
     if l4t_image is not None:
-        environment[L4T_IMAGE_KEY] = f"{l4t_image.value}|{l4t_image.source}"
+        environment[L4T_IMAGE_KEY] = stated(l4t_image.value, l4t_image.source)
     index_m = get("requested_variant")
     if index_m is not None and index_m.value.startswith("cu"):
-        environment[TORCH_INDEX_KEY] = f"{index_m.value}|{index_m.source}"
+        environment[TORCH_INDEX_KEY] = stated(index_m.value, index_m.source)
     smi_failed = min((m for m in r.mentions if m.kind == extract_driver.SMI_FAILED), key=lambda m: m.line, default=None)
     if smi_failed is not None:
         environment[SMI_FAILED_KEY] = smi_failed.value
     no_runtime = get(extract_driver.L4T_RUN_NO_RUNTIME)
     if no_runtime is not None:
-        environment[L4T_NO_RUNTIME_KEY] = f"{no_runtime.value}|{no_runtime.source}"
+        environment[L4T_NO_RUNTIME_KEY] = stated(no_runtime.value, no_runtime.source)
     bits = get(extract_python.PYTHON_32BIT)
     if bits is not None and system in (None, "win32"):
-        environment[PYTHON_32BIT_KEY] = f"{bits.value}|{bits.source}"
+        environment[PYTHON_32BIT_KEY] = stated(bits.value, bits.source)
     only = [m for m in r.mentions if m.kind == extract.ONLY_INDEX]
     failed = get(extract.NO_TORCH)
     if only and failed:
-        environment[ONLY_TORCH_INDEX_KEY] = (f"{' '.join(dict.fromkeys(m.value for m in only))}|{only[0].source}|"
-                                       f"{failed.value} ({failed.source})")
+        environment[ONLY_TORCH_INDEX_KEY] = stated(" ".join(dict.fromkeys(m.value for m in only)), only[0].source,
+                                                      f"{failed.value} ({failed.source})")
     snapshot = Snapshot(
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,
         python=python, packages=tuple(Distribution(n, m.value) for n, m in sorted(pkgs.items())),

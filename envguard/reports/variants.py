@@ -37,7 +37,7 @@ from envguard.reports.extract_builds import (
 )
 from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
 from envguard.reports.mentions import PROSE, Mention
-from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild, normalize_name
+from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild, normalize_name, stated_parts
 
 #: JAX's supported-platforms table: NVIDIA GPU on "Windows, x86_64" is "no" (older pages: "n/a"); CUDA jaxlib and
 #: plugin wheels exist for Linux only, native Windows runs JAX on the CPU.
@@ -183,7 +183,7 @@ def _no_conda_build(build: FrameworkBuild, mentions: list[Mention], matrices: Ma
     request = _best(mentions, CONDA_TORCH_REQUEST, "torch")
     if build.name != "torch" or request is None or matrices is None or not _claim_applies(build, mentions):
         return None
-    wanted, _, toolkit = request.value.partition("|")
+    wanted, toolkit = stated_parts(request.value)
     builds = matrices.torch.conda_builds(wanted)
     if builds is None or toolkit in builds.cuda or series_of(wanted) != series_of(build.version):
         return None

@@ -15,7 +15,7 @@ from envguard.archs import parse_arch_list, runs_on
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import ev, gpu_cc, gpu_evidence
-from envguard.snapshot import Snapshot
+from envguard.snapshot import Snapshot, stated_parts
 
 __all__ = ["GENCODE_KEY", "NCCL_README", "SiteBuildArchRule"]
 
@@ -38,8 +38,7 @@ class SiteBuildArchRule:
         gpus = snapshot.gpu_list()
         if not raw or not gpus:
             return
-        targets, _, rest = raw.partition("|")
-        library, _, where = rest.partition("|")
+        targets, library, where = stated_parts(raw, 3)
         name = {"nccl-tests": "nccl-tests", "detectron2": "detectron2"}.get(library, "NCCL")
         items = tuple(targets.split())
         sass, ptx = parse_arch_list(items)

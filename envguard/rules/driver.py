@@ -18,7 +18,7 @@ from envguard.rules.base import (
     system_of,
     version,
 )
-from envguard.snapshot import TORCH_CUDA_AVAILABLE_KEY, DriverInfo, FrameworkBuild, Snapshot, Unavailable
+from envguard.snapshot import TORCH_CUDA_AVAILABLE_KEY, DriverInfo, FrameworkBuild, Snapshot, Unavailable, stated_parts
 
 RELOAD_FIX = (
     "reboot, or unload and reload the NVIDIA kernel modules so they match the installed user-space "
@@ -35,7 +35,7 @@ def _shown_working(finding: Finding, build: FrameworkBuild, snapshot: Snapshot) 
     if shown is None or build.name != "torch" or finding.code != "driver-too-old" \
             or finding.severity is not Severity.ERROR:
         return finding
-    _, _, where = shown.partition("|")
+    where = stated_parts(shown)[1]
     return replace(finding, severity=Severity.WARNING,
                    message=f"{finding.message} The report shows torch's CUDA available, so this driver does run it "
                            "here; upgrade it before relying on the build.",

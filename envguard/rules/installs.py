@@ -25,7 +25,7 @@ from packaging.version import InvalidVersion, Version
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import ev, system_of
-from envguard.snapshot import ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, PythonInfo, Snapshot
+from envguard.snapshot import ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, PythonInfo, Snapshot, stated_parts
 
 _REJECTED = re.compile(r"([\w.+!-]{1,200}\.whl) is not a supported wheel on this platform")
 _NOT_OFFERED = re.compile(r"Could not find a version that satisfies the requirement ([A-Za-z][\w.-]{0,60})"
@@ -243,7 +243,7 @@ class OnlyIndexPythonRule:
         minor = _minor(python)
         if minor is None:
             return
-        tags, where, failed = [*said.split("|", 2), "", ""][:3]
+        tags, where, failed = stated_parts(said, 3)
         held: list[str] = []
         for tag in tags.split():
             releases = [r for r in matrices.torch.releases if r.variant(tag) is not None]
@@ -281,7 +281,7 @@ class Python32BitRule:
         said = snapshot.environment.get(PYTHON_32BIT_KEY)
         if said is None:
             return
-        what, _, where = said.partition("|")
+        what, where = stated_parts(said)
         python = snapshot.python
         label = f"Python {python.version}" if isinstance(python, PythonInfo) else "the Python"
         yield Finding(

@@ -26,7 +26,7 @@ from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.knowledge._base import JetsonBuilds
 from envguard.rules.base import build_evidence, ev, gpu_cc
-from envguard.snapshot import L4T_IMAGE_KEY, L4T_NO_RUNTIME_KEY, FrameworkBuild, RuntimeReport, Snapshot
+from envguard.snapshot import L4T_IMAGE_KEY, L4T_NO_RUNTIME_KEY, FrameworkBuild, RuntimeReport, Snapshot, stated_parts
 
 #: TensorFlow's linux_aarch64 wheels on the default index are CPU builds; GPU TensorFlow for Jetson is NVIDIA's
 #: build from its Jetson index ("ARM builds can't be installed with `pip install tensorflow`. Nvidia has built a wheel
@@ -130,7 +130,7 @@ def _board(snapshot: Snapshot, matrices: Matrices) -> _Board | None:
         return _Board(ev("Jetson", distro, snapshot.host.source), None, jetpack)
     image = snapshot.environment.get(L4T_IMAGE_KEY)
     if image and snapshot.from_report:
-        release, _, source = image.partition("|")
+        release, source = stated_parts(image)
         row = matrices.cuda_images.l4t(release)
         return _Board(ev("Jetson", f"an L4T r{release} container image", source or "report"), None,
                       str(row.jetpack) if row is not None else None)
@@ -201,7 +201,7 @@ class L4tWithoutRuntimeRule:
         said = snapshot.environment.get(L4T_NO_RUNTIME_KEY)
         if not said or not snapshot.from_report:
             return
-        release, _, source = said.partition("|")
+        release, source = stated_parts(said)
         release, _, missing = release.partition("+")
         if _major(release) != 32:
             return

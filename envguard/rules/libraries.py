@@ -29,6 +29,7 @@ from envguard.snapshot import (
     Snapshot,
     Unavailable,
     normalize_name,
+    stated_parts,
 )
 
 #: NVIDIA wheels named without a -cuNN suffix from CUDA 13 on (their version's major is the CUDA major).
@@ -467,7 +468,7 @@ class RequiredCudnnRule:
         said = snapshot.environment.get(CUDNN_REQUIRED_KEY)
         if said is None or isinstance(snapshot.cudnn, Unavailable) or not snapshot.cudnn:
             return
-        need_text, _, where = said.partition("|")
+        need_text, where = stated_parts(said)
         if _same_or_newer_minor(snapshot.cudnn[0].version, need_text):
             return
         yield Finding(

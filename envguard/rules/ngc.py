@@ -15,7 +15,7 @@ from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import driver_evidence, ev, version
 from envguard.rules.driver import meets
-from envguard.snapshot import NGC_RELEASE_KEY, DriverInfo, Snapshot
+from envguard.snapshot import NGC_RELEASE_KEY, DriverInfo, Snapshot, stated_parts
 
 
 def _same_branch_at_least(driver: str, floor: str) -> bool:
@@ -33,7 +33,7 @@ class NgcDriverRule:
     def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
         """At most one driver-too-old finding (an error; a warning where only a data-center GPU would run it)."""
         named = snapshot.environment.get(NGC_RELEASE_KEY, "")
-        image, _, where = named.partition("|")
+        image, where = stated_parts(named)
         release = image.rpartition(":")[2]
         row = matrices.cuda_images.ngc(release) if release else None
         driver = snapshot.driver

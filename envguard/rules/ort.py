@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import ev, interpreter_source, newest_toolkit, version
-from envguard.snapshot import CUDNN_MAJOR_KEY, ComponentVersion, Distribution, Snapshot, Unavailable
+from envguard.snapshot import CUDNN_MAJOR_KEY, ComponentVersion, Distribution, Snapshot, Unavailable, stated_parts
 
 if TYPE_CHECKING:
     # NOTE: the catalogue loads only for reports with error lines (check's probe mode never imports it)
@@ -80,7 +80,7 @@ class OrtGpuRule:
         have_cudnn = version(cudnn.version) if cudnn is not None else None
         if cudnn is None and CUDNN_MAJOR_KEY in snapshot.environment:
             # NOTE: "cuda12.4 cudnn9": a major is all a build per cuDNN major needs
-            major, _, said_at = snapshot.environment[CUDNN_MAJOR_KEY].partition("|")
+            major, said_at = stated_parts(snapshot.environment[CUDNN_MAJOR_KEY])
             cudnn, have_cudnn = ComponentVersion(f"{major}.x", said_at), version(major)
         newest = newest_toolkit(snapshot)
         have_cuda = newest[0] if newest is not None else None

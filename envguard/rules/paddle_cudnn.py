@@ -26,7 +26,7 @@ from envguard.knowledge import Matrices
 from envguard.rules.base import ev, version
 from envguard.rules.libraries import MINOR_VERSIONED_RUNTIME_BEFORE
 from envguard.rules.loaded import PADDLE_GPU_RESOURCES, _loaded_by
-from envguard.snapshot import SharedLibrary, Snapshot
+from envguard.snapshot import SharedLibrary, Snapshot, stated_parts
 
 if TYPE_CHECKING:  # NOTE: the paddle table's types only; `check` of a machine without Paddle never imports it
     from envguard.knowledge.paddle import PaddleRelease, PaddleVariant
@@ -54,8 +54,7 @@ def _runtime(snapshot: Snapshot) -> tuple[str, str, str] | None:
     raw = snapshot.environment.get(PADDLE_RUNTIME_KEY)
     if not raw:
         return None
-    cuda, _, rest = raw.partition("|")
-    where, _, source = rest.partition("|")
+    cuda, where, source = stated_parts(raw, 3)
     return cuda, where, source
 
 

@@ -14,7 +14,7 @@ from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, series, system_of, version
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
-from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable
+from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable, stated_parts
 
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
@@ -177,7 +177,7 @@ class SignatureRule:
                 evidence.append(Evidence("GPU", "not reported (TensorFlow prints this at import on machines without "
                                          "a GPU too)", _CUDART_STUB_SOURCE))
             elif sig.id == _TF_DLOPEN and machine is None and (said := snapshot.environment.get(GPU_SAID_KEY)):
-                value, _, where = said.partition("|")
+                value, where = stated_parts(said)
                 evidence.append(Evidence("GPU", f"the report says so: {value!r}", where))
             if sig.id == _NMS_MISSING and severity is Severity.ERROR and \
                     (pair := _release_pair(snapshot, matrices)) is not None:
@@ -282,7 +282,7 @@ def _unknown_torch_index(snapshot: Snapshot, matrices: Matrices) -> Evidence | N
     """The PyTorch cuXXX index the report's pip command names, when no torch release has that variant and it is
     not newer than every variant the matrices know (None otherwise)."""
     raw = snapshot.environment.get(TORCH_INDEX_KEY, "")
-    tag, _, source = raw.partition("|")
+    tag, source = stated_parts(raw)
     if not tag[2:].isdigit():
         return None
     known = {v.tag for r in matrices.torch.releases for v in r.variants if v.tag.startswith("cu")}
