@@ -58,8 +58,26 @@ def sentence_span(line: str, start: int) -> tuple[int, int]:
     return start, start
 
 
+def _word(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def whole_words(line: str, lo: int, hi: int) -> str:
+    """``line[lo:hi]`` less a word that either cut splits: a window cut through "notes" must not leave the hedge
+    word "no", nor one cut through "another" the word "other"."""
+    lo, hi = max(0, lo), min(len(line), hi)
+    if 0 < lo < hi and _word(line[lo - 1]) and _word(line[lo]):
+        while lo < hi and _word(line[lo]):
+            lo += 1
+    if lo < hi < len(line) and _word(line[hi - 1]) and _word(line[hi]):
+        while hi > lo and _word(line[hi - 1]):
+            hi -= 1
+    return line[lo:hi]
+
+
 def window(line: str, start: int, end: int, width: int) -> str:
-    """The text within ``width`` characters either side of ``line[start:end]``, not crossing into the sentence
-    before or after the one ``start`` is in."""
+    """The whole words within ``width`` characters either side of ``line[start:end]``, not crossing into the
+    sentence before or after the one ``start`` is in."""
     first, last = sentence_span(line, start)
-    return line[max(first, start - width):min(max(last, end), end + width)]
+    lo, hi = max(first, start - width), min(max(last, end), end + width)
+    return whole_words(line, lo, start) + line[start:end] + whole_words(line, end, hi)

@@ -184,6 +184,9 @@ LINES: list[tuple[str, Expected]] = [
      {"cuda-shared-object-missing": {"lib": "libcusparseLt.so.0"}}),
     ("ImportError: libcudss.so.0: cannot open shared object file: No such file or directory",
      {"cuda-shared-object-missing": {"lib": "libcudss.so.0"}}),
+    # conda-forge/pytorch-cpu-feedstock#135 (a cuda112 build beside cudatoolkit 11.7)
+    ("ImportError: libcupti.so.11.2: cannot open shared object file: No such file or directory",
+     {"cuda-shared-object-missing": {"lib": "libcupti.so.11.2"}}),
     ("nvidia-docker | 2017/12/21 05:04:46 Error: nvml: Driver/library version mismatch",
      {"nvml-driver-library-mismatch": {}}),
     ("Impossible to initialize nvidia nvml : Driver/library version mismatch", {"nvml-driver-library-mismatch": {}}),
@@ -544,6 +547,12 @@ LINES: list[tuple[str, Expected]] = [
     # NixOS/nixpkgs#375186
     ('Unable to load cuDNN. Is it installed?',
      {'jax-cuda-component-unloadable': {}}),
+    # magenta/mt3#145 (the older JAX wording, without "Is it installed?")
+    ("WARNING:jax._src.xla_bridge:CUDA backend failed to initialize: Unable to load CUDA. (Set TF_CPP_MIN_LOG_LEVEL=0 "
+     "and rerun for more info.)", {'jax-cuda-component-unloadable': {}}),
+    # a stories-jax report (jax 0.4.26 on an RTX 5070 Ti); NVIDIA's nvcc guide on arch-specific targets
+    ("ptxas fatal   : Program with .target 'sm_90a' cannot be compiled to future architecture",
+     {'ptxas-arch-specific-target-on-newer-gpu': {}}),
     # jax-ml/jax#18027
     ('Outdated cuSPARSE installation found.',
      {'jax-cuda-component-outdated': {}}),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envguard.sentences import MAX_SENTENCE, last_sentence, sentence_span, sentences, spans, window
+from envguard.sentences import MAX_SENTENCE, last_sentence, sentence_span, sentences, spans, whole_words, window
 
 
 def test_versions_file_names_and_urls_do_not_end_a_sentence() -> None:
@@ -61,7 +61,8 @@ def test_a_window_stops_at_the_sentences_around_the_match() -> None:
     start = line.index("vllm 0.5.0")
     end = start + len("vllm 0.5.0")
     assert window(line, start, end, 32) == "I run vllm 0.5.0 now."
-    assert window(line, start, end, 2) == "n vllm 0.5.0 n"
+    # a cut through a word drops the piece, never leaving a shorter word behind
+    assert window(line, start, end, 2) == " vllm 0.5.0 "
     assert sentence_span(line, start) == (line.index("I run"), line.index(" Not yet"))
 
 
@@ -80,3 +81,15 @@ def test_spans_are_ordered_disjoint_and_cover_every_non_space_character(line: st
     assert all(i in covered for i, char in enumerate(line) if not char.isspace())
     for start, _ in found:
         assert sentence_span(line, start)[0] == start
+
+
+def test_whole_words_never_leave_a_hedge_cut_out_of_a_longer_word() -> None:
+    # the 2762 report: a 32-character window ended inside "notes", and its "no" took back the CUDA 13.2 before it
+    line = "build 4574, CUDA 13.2 runtime - the compose header notes that"
+    end = line.index("header no") + len("header no")
+    assert whole_words(line, line.index("CUDA"), end) == "CUDA 13.2 runtime - the compose header "
+    assert whole_words(line, line.index("uild"), line.index(",")) == " 4574"
+    assert whole_words(line, 0, len(line)) == line
+    assert whole_words(line, -5, 10**6) == line
+    assert whole_words("数据12 cuda", 1, 9) == "据12 cuda"  # only ASCII words are cut back
+

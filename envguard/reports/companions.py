@@ -21,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 from envguard.knowledge import Matrices
 from envguard.reports.extract import _CONDA_ROW, _HEDGE, _HEDGE_WINDOW, _named
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
-from envguard.sentences import sentences
+from envguard.sentences import sentences, whole_words
 from envguard.snapshot import FrameworkBuild
 
 COMPANIONS = ("torchvision", "torchaudio")
@@ -142,7 +142,7 @@ def companion_prose(lines: list[str], offset: int) -> Iterator[Mention]:
             continue
         for sentence in sentences(line):
             for found in _P_COMPANION.finditer(sentence):
-                window = sentence[max(0, found.start() - _HEDGE_WINDOW):found.end() + _HEDGE_WINDOW]
+                window = whole_words(sentence, found.start() - _HEDGE_WINDOW, found.end() + _HEDGE_WINDOW)
                 if _HEDGE.search(window) is None:
                     name = "torchvision" if "vision" in found.group(0).lower() else "torchaudio"
                     yield Mention("package", found.group(1), offset + i + 1, PROSE, "text", name)

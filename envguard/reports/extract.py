@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from envguard.probes import parsers
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
-from envguard.sentences import sentences
+from envguard.sentences import sentences, whole_words
 from envguard.snapshot import normalize_name, stated
 
 _V = r"\d{1,4}(?:\.\d{1,6}){1,3}"
@@ -259,6 +259,8 @@ _INTERESTING = re.compile(
     r"cuda-toolkit|cudatoolkit|cuda-version|cuda-runtime|cudnn|nccl|onnxruntime(?:-gpu)?|xformers|triton|"
     r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy)$"
 )
+_UV_INCLUDED = re.compile(r"`([A-Za-z0-9][\w.-]{0,60})` \(v(\d[\w.+!-]{0,40})\) was included because `([A-Za-z0-9][\w.-]{0,60})`"
+                          r" \(v(\d[\w.+!-]{0,40})\) depends on")
 _PIP_EQ = re.compile(r"^(?:\[(?:pip3?|conda|uv)\]\s{1,8})?([A-Za-z0-9][A-Za-z0-9._-]{0,60})\s{0,4}==\s{0,4}(\S{1,60})\s"
                      r"*$")
 #: conda list rows: name, version, build, then the channel and labels ("[cpuonly]") conda may print.
@@ -557,6 +559,12 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
         proc = _PROC_LINE.search(line)
         if proc:
             yield Mention("kernel_module", proc.group(1), n, TOOL, "/proc/driver/nvidia/version")
+        for included in _UV_INCLUDED.finditer(line) if "was included because" in line else ():
+            # uv's resolver explains what it installs: "`nvidia-cudnn-cu12` (v9.10.2.21) was included because
+            # `torch` (v2.8.0) depends on `nvidia-cudnn-cu12`"
+            for name, version in ((included.group(1), included.group(2)), (included.group(3), included.group(4))):
+                if _INTERESTING.match(normalize_name(name)):
+                    yield Mention("package", version, n, MESSAGE, "uv: was included because", normalize_name(name))
         banner = _CUDA_IMAGE_BANNER.match(line)
         if banner and any(_CUDA_IMAGE_MARK.search(near) for near in lines[max(i - 4, 0):i + 6]):
             yield Mention("image_cuda", banner.group(1), n, TOOL, "nvidia/cuda image banner")
@@ -688,7 +696,7 @@ def _named(names: str, number: str, *, hyphenated: bool = False) -> re.Pattern[s
 
 _P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
 _P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
-_P_JAX = re.compile(r"\b(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|to\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
+_P_JAX = re.compile(r"(?<![\w.-])(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|to\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
 _P_PADDLE = _named(r"paddle(?:paddle)?(?:[-_]?gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")
 _P_CUDA = _named(r"cuda(?:\s{0,2}toolkit)?", r"\d{1,2}\.\d")
 _P_CUDA_INT = re.compile(r"\bCUDA\s{0,2}(?:version\s{0,2})?(\d{2}0\d0)\b")
@@ -700,6 +708,14 @@ CUDNN_MAJOR = "cudnn_major"
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 #: "Colaboratory decided to upgrade its VM's TF version from 2.1 to 2.2-rc1" (tensorflow/tensorflow#37968): the
 #: version after "to" is the one in use.
+#: "we've pinned torch to `2.5.1`", "downgraded pytorch to 1.13.1", "switched TF to 2.15": the release set, in use.
+#: Right before a CUDA version: a driver version and an opening parenthesis ("driver 580.159 (CUDA 13.0)").
+_DRIVER_THEN_PAREN = re.compile(r"\bdriver\s{0,2}(?:version\s{0,2})?[:=]?\s{0,2}v?[3-6]\d{2}(?:\.\d{1,3}){0,2}\**\s{0,2}\(\s{0,2}$",
+                                re.IGNORECASE)
+_P_SET_TO = re.compile(r"\b(?:pinned|pinning|downgraded|downgrading|upgraded|upgrading|updated|switched|reverted|"
+                       r"rolled\s{1,2}back)\s{1,2}(?:the\s{1,2}|my\s{1,2}|our\s{1,2})?(tf|tensorflow|torch|pytorch)"
+                       r"(?:\s{1,2}version)?\s{1,2}to\s{1,2}[`'\"]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,20})?)(?![\w.])",
+                       re.IGNORECASE)
 _P_UPGRADED = re.compile(r"(?<![\w.-])(tf|tensorflow|torch|pytorch)(?:'s)?\s{1,2}(?:version\s{1,2})?from\s{1,2}v?"
                          r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{1,2}to\s{1,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:-?rc\d{1,2})?)",
                          re.IGNORECASE)
@@ -726,13 +742,22 @@ ASKED_FOR = re.compile(r"\b(?:fail(?:ed|s)?|attempt(?:s|ed|ing)?|tr(?:y|ies|ied|
                        r"(?:pip\s{1,2})?[`'\"]?$", re.IGNORECASE)
 
 
+_ASIDE = re.compile(r"\([^()]{0,200}(?:\)|$)")
+_NEGATED_ASIDE = re.compile(r"\(\s{0,2}(?:no|not|never|without|n't)\b", re.IGNORECASE)
+
+
 def in_clause(sentence: str, found: re.Match[str]) -> str:
     """The match with up to :data:`_HEDGE_WINDOW` characters on each side, cut at the ends of its clause: where a
     hedge word counts for it ("reports PyTorch 2.9.1+cpu, and the web UI shows no CUDA" does not take it back)."""
-    before = sentence[max(0, found.start() - _HEDGE_WINDOW):found.start()]
+    before = whole_words(sentence, found.start() - _HEDGE_WINDOW, found.start())
     cuts = list(_CLAUSE_END.finditer(before))
     before = before[cuts[-1].end():] if cuts else before
-    after = sentence[found.end():found.end() + _HEDGE_WINDOW]
+    # NOTE: an aside in parentheses after the version is about something else ("python 3.12 (though not sure if
+    # the python version is relevant), but ...", m-bain/whisperX: its "not" does not take the 3.12 back), unless it
+    # opens with the negation ("CUDA 11.8 (not installed)"); the window counts the words after it instead
+    after = _ASIDE.sub(lambda m: m.group(0) if _NEGATED_ASIDE.match(m.group(0)) else " ",
+                       sentence[found.end():found.end() + _HEDGE_WINDOW + 200])
+    after = whole_words(after, 0, _HEDGE_WINDOW)
     cut = _CLAUSE_END.search(after)
     return before + found.group(0) + (after[:cut.start()] if cut else after)
 
@@ -774,7 +799,7 @@ def stated_cc(found: re.Match[str] | None) -> str:
 
 _P_GPU = re.compile(
     r"(?<![#/._\\-])(?<![A-Za-z0-9_])((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX)(?:\s{0,2}|-)(?:PRO\s{1,2})?\d{3,4}\s{0,2}(?:Ti|SUPER|D|Laptop GPU|"
-    r"Ada Generation)?"
+    r"Ada Generation|Ada(?![\w-]))?"
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{2,3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
     r"(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
@@ -826,6 +851,12 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 # at the framework's name, right after "install")
                 if found and regex in (_P_TORCH, _P_TF) and asked_for(sentence, found.start()):
                     continue  # "Fails to install torch==2.6.0+cu121": what was asked for, not what is installed
+                if found and regex is _P_CUDA and _DRIVER_THEN_PAREN.search(sentence, max(0, found.start() - 40),
+                                                                           found.start()):
+                    # "on driver 580.159 (CUDA 13.0)": the CUDA the driver supports, as nvidia-smi's banner puts it
+                    yield Mention("driver_cuda", found.group(found.lastindex or 1), n, PROSE,
+                                  "text (the driver's CUDA, in parentheses)")
+                    continue
                 if found:
                     value = found.group(found.lastindex or 1)
                     moved = _P_MOVED_TO.match(sentence, found.end()) if regex is _P_PYTHON else None
@@ -844,9 +875,11 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 # negated fact
                 yield Mention("requested", failed_install.group(1), n, PROSE, "text (could not install)", "torch")
             upgraded = _P_UPGRADED.search(sentence)
-            if upgraded and stated(upgraded):
-                kind = "tf_prose" if upgraded.group(1).lower() in ("tf", "tensorflow") else "torch_prose"
-                yield Mention(kind, upgraded.group(2), n, PROSE, "text (upgraded to)")
+            set_to = None if upgraded else _P_SET_TO.search(sentence)
+            for moved_to, how in ((upgraded, "text (upgraded to)"), (set_to, "text (set to)")):
+                if moved_to and stated(moved_to):
+                    kind = "tf_prose" if moved_to.group(1).lower() in ("tf", "tensorflow") else "torch_prose"
+                    yield Mention(kind, moved_to.group(2), n, PROSE, how)
             for found in _P_JAX.finditer(sentence):
                 if stated(found):
                     yield Mention("package", found.group(2), n, PROSE, "text", found.group(1).lower())

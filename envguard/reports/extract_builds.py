@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from envguard.reports.extract import _CONDA_PLAN, _CONDA_ROW, in_clause
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
-from envguard.sentences import last_sentence, sentences
+from envguard.sentences import last_sentence, sentences, whole_words
 from envguard.snapshot import normalize_name, stated
 
 #: Mention kinds this module adds (read by ``reports.variants``).
@@ -374,7 +374,7 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
                 if found is None:
                     continue
                 before = sentence[max(0, found.start() - 80):found.start()]
-                negated = _NEGATION.search(sentence[max(0, found.start() - 16):found.start()])
+                negated = _NEGATION.search(whole_words(sentence, found.start() - 16, found.start()))
                 # NOTE: "Torch cpu installed on nvidia system": the claim's own "installed" states it
                 said_installed = regex is _CLAIM_AFTER and _INSTALLED_AFTER.match(sentence, found.end()) is not None
                 if (_FACT_VERB.search(before) or said_installed) and not negated:
@@ -417,7 +417,7 @@ def _bare_claim(sentence: str, earlier: str, n: int) -> Iterator[Mention]:
     start = found.start()
     said = _BARE_VERB_BEFORE.search(sentence[max(0, start - 60):start]) or _BARE_VERB_AFTER.match(
         sentence[found.end():found.end() + 40])
-    if not said or _NEGATION.search(sentence[max(0, start - 16):found.end() + 24]):
+    if not said or _NEGATION.search(whole_words(sentence, start - 16, found.end() + 24)):
         return
     named = {_FRAMEWORK_OF[m.group(1).lower()] for m in _FW_NAMED.finditer(f"{earlier} {sentence[:start]}")}
     if len(named) == 1:

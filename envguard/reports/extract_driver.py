@@ -16,7 +16,7 @@ from dataclasses import replace
 from envguard.knowledge import Matrices
 from envguard.reports.extract import _HEDGE, _HEDGE_WINDOW
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
-from envguard.sentences import sentences
+from envguard.sentences import sentences, whole_words
 
 #: "driver is 525", "driver version 470.xx", "driver version is 535.104.05", "NVIDIA driver: R535", "driver 550.*".
 _DRIVER_THEN_BRANCH = re.compile(
@@ -60,7 +60,7 @@ _FULL_VERSION_HEDGE = re.compile(r"\b(?:if|would|should|could|e\.g|for example|s
 
 
 def _stated(sentence: str, start: int, end: int, value: str = "") -> bool:
-    window = sentence[max(0, start - _HEDGE_WINDOW):end + _HEDGE_WINDOW]
+    window = whole_words(sentence, start - _HEDGE_WINDOW, end + _HEDGE_WINDOW)
     hedge = _FULL_VERSION_HEDGE if value.count(".") == 2 else _HEDGE
     return hedge.search(window) is None
 

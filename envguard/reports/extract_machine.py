@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from envguard.reports.extract import _INTERESTING, STATED_CC, asked_for, in_clause, stated_cc
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
-from envguard.sentences import sentences
+from envguard.sentences import sentences, whole_words
 from envguard.snapshot import normalize_name
 
 #: GeForce desktop/laptop model numbers of the 10, 16, 20, 30, 40 and 50 series (a bare number is taken only
@@ -57,6 +57,7 @@ _TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:\s{1,2}wheels?\s{1,2}(?:f
 _TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
                         r"expected|expect)\b", re.IGNORECASE)
 _SKIP = ("site-packages", "File \"", "|")
+_DGX_SPARK = re.compile(r"(?<![\w-])DGX[ -]Spark(?![\w-])", re.IGNORECASE)
 #: One row of NVIDIA's CUDA GPUs table pasted as a sentence ("GPU is GeForce GT 740M | 3.0"): not a table to skip.
 _CC_ROW = re.compile(r"^[^|]{1,80}\|\s{0,2}\d{1,2}\.\d\s*$")
 
@@ -97,6 +98,9 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
                     yield Mention("package", dist.group(2), n, MESSAGE, "pip: Successfully installed", name)
             continue
         lowered = line.lower()
+        if "dgx spark" in lowered and _DGX_SPARK.search(line):
+            # NOTE: a system named for the one GPU it holds: the DGX Spark is NVIDIA's GB10 machine (gpu-arch.toml)
+            yield Mention("gpu", "NVIDIA GB10", n, PROSE, "text (DGX Spark: its GB10 chip)")
         if "pytorch" in lowered:
             for index in _TORCH_INDEX.finditer(line):
                 tag = index.group(1) or index.group(2)
@@ -150,7 +154,7 @@ def container_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         if len(line) > 2000:
             continue
         found = _CONTAINER.search(line)
-        if found is None or _CONTAINER_NEGATION.search(line[max(0, found.start() - 24):found.start()]):
+        if found is None or _CONTAINER_NEGATION.search(whole_words(line, found.start() - 24, found.start())):
             continue
         word = found.group(1).lower()
         kind = _CONTAINER_KIND.get(word, "docker")

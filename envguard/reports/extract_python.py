@@ -32,6 +32,12 @@ _FREE_BANNER = re.compile(r"^Python (3\.\d{1,2}\.\d{1,3}) experimental free-thre
 #: or ``python -c``), answered on a later line.
 _VERSION_CALL = re.compile(r"(?:^(?:>>>\s{0,4})?(?:print\()?|\bprint\()\s{0,2}(torch|torchvision|torchaudio|"
                            r"tensorflow|tf|jax|jaxlib|paddle)\.__version__\s{0,2}\)?\s{0,2}(?:[\"'`]\s*)?$")
+#: The call and what it printed on one line, as reports write them: "torch.__version__ → 2.9.1+cpu",
+#: "- torch.__version__: 2.1.0", "torch.__version__ = '2.3.1+cu121'", "print(torch.__version__) -> 2.0.1".
+_INLINE_ANSWER = re.compile(r"^\s{0,8}(?:[-*]\s{1,4})?`?(?:>>>\s{0,4})?(?:print\(\s{0,2})?(torch|torchvision|"
+                            r"torchaudio|tensorflow|tf|jax|jaxlib|paddle)\.__version__\s{0,2}\)?`?\s{0,4}(?:→|->|=>|:|==?|returns|"
+                            r"prints|gives|shows)\s{0,4}[`'\"]?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:\+|\.post|rc|a|b|\.dev)"
+                            r"[\w.]{0,30}?)?)[`'\"]?[\s.,;]*$")
 _BARE_VERSION = re.compile(r"^\s{0,4}['\"]?(\d{1,2}\.\d{1,3}(?:\.\d{1,3})?(?:(?:\+|\.post|rc|a|b|\.dev)[\w.]{0,30})?)"
                            r"['\"]?\s*$")
 _MODULE_DIST = {"torch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio", "tensorflow": "tensorflow",
@@ -121,6 +127,18 @@ def printed_versions(lines: list[str], offset: int) -> Iterator[Mention]:
                           _MODULE_DIST[call.group(1)])
 
 
+def inline_answers(lines: list[str], offset: int) -> Iterator[Mention]:
+    """A version query and what it printed written on one line ("torch.__version__ → 2.9.1+cpu"): the reporter
+    copying an interpreter's answer, a field's tier."""
+    for i, line in enumerate(lines):
+        if "__version__" not in line or len(line) > 300:
+            continue
+        found = _INLINE_ANSWER.match(line)
+        if found:
+            yield Mention("package", found.group(2), offset + i + 1, FIELD, f"{found.group(1)}.__version__ (as quoted)",
+                          _MODULE_DIST[found.group(1)])
+
+
 def bare_driver(lines: list[str], offset: int) -> Iterator[Mention]:
     """A driver version written on a line of its own (a reply to "which driver?"): prose, the weakest tier."""
     for i, line in enumerate(lines):
@@ -206,4 +224,5 @@ def thirty_two_bit(lines: list[str], offset: int) -> Iterator[Mention]:
                 return
 
 
-EXTRACTORS = (interpreter, printed_versions, bare_driver, torch_template, plain_torch_installs, thirty_two_bit)
+EXTRACTORS = (interpreter, printed_versions, inline_answers, bare_driver, torch_template, plain_torch_installs,
+              thirty_two_bit)

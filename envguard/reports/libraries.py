@@ -21,6 +21,7 @@ from dataclasses import replace
 from envguard import archs
 from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
+from envguard.sentences import whole_words
 from envguard.snapshot import (
     NOT_REPORTED,
     ComponentVersion,
@@ -158,7 +159,7 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("nccl_package", dpkg.group(2), n, TOOL, f"{tool}: {dpkg.group(1)}", dpkg.group(3))
             continue
         built = _NCCL_BUILT_FOR.search(line)
-        if built and not _HEDGE.search(line[max(0, built.start() - 32):built.end() + 32]):
+        if built and not _HEDGE.search(whole_words(line, built.start() - 32, built.end() + 32)):
             yield Mention("nccl_package", "", n, PROSE, "text: NCCL built for CUDA", built.group(1))
 
 

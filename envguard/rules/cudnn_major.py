@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, cuda_builds, ev, torch_variant, version
-from envguard.snapshot import Snapshot, Unavailable
+from envguard.snapshot import CUDNN_MAJOR_KEY, Snapshot, Unavailable, stated_parts
 
 #: A cuDNN library file with its major: libcudnn_ops_infer.so.8, libcudnn.so.9, cudnn64_8.dll, cudnn_cnn64_9.dll.
 _CUDNN_FILE = re.compile(r"(?<![A-Za-z0-9_])(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
@@ -56,14 +56,16 @@ class CudnnMajorRule:
             if named is None:
                 continue
             needed = int(named.group("so") or named.group("dll"))
-            cuda = next((b.cuda for b in cuda_builds(snapshot) if b.cuda), None) or "12"
+            cuda = next((b.cuda for b in cuda_builds(snapshot) if b.cuda), None) or next(
+                (t.version for t in snapshot.toolkit_list()), None) or "12"
             wheel = f"nvidia-cudnn-cu{cuda.split('.')[0]}"
             if needed == have_major.major:
                 continue
+            shown = cudnn if "." in cudnn else f"{cudnn}.x"
             yield Finding(
                 "cudnn-mismatch", Severity.ERROR,
                 f"The report shows {named.group('file')} (cuDNN {needed}) failing to load, and the environment's "
-                f"cuDNN is {cudnn} (cuDNN {have_major.major}): a component was built for cuDNN {needed}, which "
+                f"cuDNN is {shown} (cuDNN {have_major.major}): a component was built for cuDNN {needed}, which "
                 f"does not load cuDNN {have_major.major}'s libraries (cuDNN guarantees no compatibility across "
                 "majors).",
                 (ev("cuDNN library missing", match.line[:160], snapshot.origin), *evidence),
@@ -91,4 +93,8 @@ def _environment_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tup
             where = f"torch.toml: {build.version} cu{(build.cuda or '').replace('.', '')}"
             return cudnn, (build_evidence(build, snapshot), ev("cuDNN bundled with torch", cudnn,
                                                           build.source if build.cudnn else where))
+    if CUDNN_MAJOR_KEY in snapshot.environment:
+        # NOTE: "cuda 11.0, cudnn7": a major is all this rule compares
+        major, where = stated_parts(snapshot.environment[CUDNN_MAJOR_KEY])
+        return major, (ev("cuDNN (its major as the report states it)", f"{major}.x", where),)
     return None
