@@ -90,3 +90,17 @@ def test_corpus_figures(matrices: Matrices) -> None:
 
 def test_known_misses_name_real_cases() -> None:
     assert set(KNOWN_MISSES) <= {c.name for c in CASES}
+
+
+#: What a listed case's lead_judgement may say (tests/data/reports/README.md).
+JUDGEMENTS = {"warning", "not derivable", "disputed", "reader gap"}
+
+
+def test_every_listed_case_says_why_it_is_missed() -> None:
+    unjudged = []
+    for name in KNOWN_MISSES:
+        meta = json.loads((REPORTS / name / "case.json").read_text(encoding="utf-8"))
+        judgement = meta.get("lead_judgement") or {}
+        if judgement.get("kind") not in JUDGEMENTS or not str(judgement.get("why", "")).strip():
+            unjudged.append(name)
+    assert unjudged == []
