@@ -1,4 +1,4 @@
-"""Versions of the packages that sit on top of the frameworks (vLLM, transformers, xformers, flash-attn, ...).
+"""Versions of the packages that sit on top of the frameworks (vLLM, transformers, xformers, flash-attn, Keras, ...).
 
 envguard does not judge these packages, but a report that names them has been read: "vllm 0.2.0 has this problem,
 updating to 0.2.1.post1 fixed it" states the software the report is about, and saying so is better than "no
@@ -29,7 +29,7 @@ _VERSION = (r"(\d{1,3}\.\d{1,4}(?:\.\d{1,4})?(?:\.post\d{1,3}|\.dev\d{1,12}|rc\d
 #: Packages read here; "accelerate", "optimum" and "peft" are ordinary words too, so only their field and pip shapes.
 _NAMES = (r"vllm|transformers|xformers|flash[-_]attn|bitsandbytes|diffusers|deepspeed|sglang|lmdeploy|tensorrt[-_]llm|"
           r"tensorrt|triton|onnx\s?runtime(?:-gpu)?|ultralytics|mmcv(?:-full)?|detectron2|llama[-_]cpp[-_]python|"
-          r"auto[-_]gptq|autoawq|horovod|huggingface[-_]hub|safetensors")
+          r"auto[-_]gptq|autoawq|horovod|huggingface[-_]hub|safetensors|keras|tf[-_]keras")
 _FIELD_ONLY = r"accelerate|optimum|peft|trl"
 #: "vLLM Version: 0.7.1" (collect_env), the "- `transformers` version: 4.40.0" fields of the HF env commands and
 #: dependency lists ("transformers: 4.53.1").
@@ -39,7 +39,7 @@ _VLLM_BANNER = re.compile(r"\bvLLM API server version " + _VERSION
                           + r"|\bInitializing an? (?:V\d )?LLM engine \(v" + _VERSION + r"\) with config")
 #: pip freeze lines the framework listing (extract.packages) leaves out.
 _FREEZE = re.compile(rf"^\s{{0,4}}(transformers|accelerate|diffusers|deepspeed|peft|trl|sglang|lmdeploy|optimum|"
-                     rf"tensorrt[-_]llm|tensorrt|mmcv(?:-full)?|huggingface[-_]hub|safetensors)\s{{0,2}}==\s{{0,2}}"
+                     rf"tensorrt[-_]llm|tensorrt|mmcv(?:-full)?|huggingface[-_]hub|safetensors|keras|tf[-_]keras)\s{{0,2}}==\s{{0,2}}"
                      rf"{_VERSION}\s*$", re.IGNORECASE)
 #: A sentence naming one: "vllm 0.2.0", "vllm==0.4.2", "vLLM v0.3.2", "vllm版本v0.3.2", "transformers version is 4.36".
 _PROSE = re.compile(rf"(?<![\w./-])({_NAMES})(?:\s{{0,2}}(?:version|版本|ver\.?)\s{{0,2}}"
