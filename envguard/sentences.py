@@ -81,3 +81,66 @@ def window(line: str, start: int, end: int, width: int) -> str:
     first, last = sentence_span(line, start)
     lo, hi = max(first, start - width), min(max(last, end), end + width)
     return whole_words(line, lo, start) + line[start:end] + whole_words(line, end, hi)
+
+
+# ---- transitions: a version that was changed to another --------------------------------------------------------
+
+_V = r"v?\d{1,3}\.\d{1,3}(?:\.\d{1,3})?(?:-?(?:rc|post|dev)\d{0,8})?(?:\+[A-Za-z0-9_.]{0,19}[A-Za-z0-9_])?"
+_Q = r"[`'\"]?"
+_NAME = r"(?:[A-Za-z][\w.-]{0,30}(?:==|\s{1,2}(?:version\s{1,2})?))?"
+#: "upgraded torch from 2.1.0+cu121 to 2.5.1", "went from CUDA 11.8 to 12.4", "replaces `torch 2.9.1+cu128` with
+#: `torch 2.9.0+cpu`" (oobabooga/text-generation-webui, 2025), "torch 2.4.1 -> 2.5.0", "2.3.1 → 2.4.0": the
+#: version before the change and the one after it. A range ("supports Python from 3.9 to 3.12") is no change: the
+#: "from ... to" form counts only in a sentence with a verb of change before it.
+_TRANSITION = re.compile(
+    rf"\bfrom\s{{1,2}}(?:version\s{{1,2}})?{_Q}(?P<a_old>{_V}){_Q}\s{{1,2}}(?:to|->|→|=>)\s{{1,2}}{_NAME}{_Q}(?P<a_new>{_V})"
+    rf"|(?<![\w.+-])(?P<b_old>{_V}){_Q}\s{{0,2}}(?:->|→|=>)\s{{0,2}}{_Q}(?P<b_new>{_V})(?![\w.])"
+    rf"|\breplac(?:e|es|ed|ing)\s{{1,2}}(?:the\s{{1,2}}|my\s{{1,2}}|our\s{{1,2}})?{_Q}{_NAME}{_Q}(?P<c_old>{_V}){_Q}"
+    rf"\s{{1,2}}(?:with|by)\s{{1,2}}{_Q}{_NAME}{_Q}(?P<c_new>{_V})",
+    re.IGNORECASE)
+_CHANGE_VERB = re.compile(r"\b(?:upgrad|updat|downgrad|switch|mov|went|go(?:ing|es)?\b|gone|chang|bump|migrat|"
+                          r"reinstall|roll|revert|jump|replac|install|swapp?)", re.IGNORECASE)
+#: The change is what fixed the report's failure ("Updating driver from 461.40 to 526.47 fix the issue"): the
+#: version the report's failure ran on is the one before it.
+_FIXED = re.compile(r"\b(?:fix(?:e[sd])?|fixing|solv(?:e[sd]?|ing)|resolv(?:e[sd]?|ing)|works?|worked|working|"
+                    r"help(?:s|ed)?)\b", re.IGNORECASE)
+
+
+def transitions(sentence: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The (start, end) of the version each change in ``sentence`` left behind, and of the one it did not: the
+    version before the change is the one left behind, unless the sentence says the change fixed the failure (then the
+    report's failure ran on the version before it, and the one after it is left behind)."""
+    if not any(mark in sentence for mark in ("->", "→", "=>")) and not _CHANGE_VERB.search(sentence):
+        return []
+    out = []
+    for found in _TRANSITION.finditer(sentence):
+        form = next(f for f in "abc" if found.group(f"{f}_old") is not None)
+        if form == "a" and not _CHANGE_VERB.search(sentence, 0, found.start()):
+            continue
+        old, new = found.span(f"{form}_old"), found.span(f"{form}_new")
+        out.append((new, old) if _fixed(sentence, found.end()) else (old, new))
+    return out
+
+
+#: A negation right before the fix word: "... but it still doesn't work", "did not help".
+_NOT_BEFORE = re.compile(r"(?:n't|\bnot|\bno|\bnever|\bstill|\bnothing)\b[\w ]{0,12}$", re.IGNORECASE)
+
+
+def _fixed(sentence: str, after: int) -> bool:
+    return any(not _NOT_BEFORE.search(sentence, max(after, word.start() - 24), word.start())
+               for word in _FIXED.finditer(sentence, after))
+
+
+def kept_for(sentence: str, start: int) -> str | None:
+    """The version a change in the sentence kept, when the one that starts at ``sentence[start:]`` is the one it
+    left behind (:func:`transitions`); None when that version is no part of a change."""
+    for (lo, hi), (kept_lo, kept_hi) in transitions(sentence):
+        if lo <= start < hi:
+            return sentence[kept_lo:kept_hi].lstrip("vV")
+    return None
+
+
+def superseded(sentence: str, start: int) -> bool:
+    """Whether the version that starts at ``sentence[start:]`` is one a change in the sentence left behind
+    (:func:`transitions`)."""
+    return kept_for(sentence, start) is not None

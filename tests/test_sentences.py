@@ -7,7 +7,18 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envguard.sentences import MAX_SENTENCE, last_sentence, sentence_span, sentences, spans, whole_words, window
+from envguard.sentences import (
+    MAX_SENTENCE,
+    kept_for,
+    last_sentence,
+    sentence_span,
+    sentences,
+    spans,
+    superseded,
+    transitions,
+    whole_words,
+    window,
+)
 
 
 def test_versions_file_names_and_urls_do_not_end_a_sentence() -> None:
@@ -93,3 +104,33 @@ def test_whole_words_never_leave_a_hedge_cut_out_of_a_longer_word() -> None:
     assert whole_words(line, -5, 10**6) == line
     assert whole_words("数据12 cuda", 1, 9) == "据12 cuda"  # only ASCII words are cut back
 
+
+
+def _pairs(sentence: str) -> list[tuple[str, str]]:
+    return [(sentence[a:b], sentence[c:d]) for (a, b), (c, d) in transitions(sentence)]
+
+
+def test_a_change_leaves_the_version_before_it_behind() -> None:
+    # oobabooga/text-generation-webui (2025): the update wizard's swap of a CUDA torch for a CPU one
+    assert _pairs("Running the update wizard silently replaces `torch 2.9.1+cu128` with `torch 2.9.0+cpu` — "
+                  "disabling CUDA") == [("2.9.1+cu128", "2.9.0+cpu")]
+    assert _pairs("I upgraded torch from 2.1.0+cu121 to 2.5.1+cpu and now CUDA is gone") == [("2.1.0+cu121",
+                                                                                              "2.5.1+cpu")]
+    assert _pairs("after torch 2.4.1 -> 2.5.0 the kernel fails") == [("2.4.1", "2.5.0")]
+    # a change that fixed the failure: the failure ran on the version before it
+    assert _pairs("Updating driver from version 461.40 to 526.47 fix the issue") == [("526.47", "461.40")]
+    # ... unless the fix word is negated
+    assert _pairs("I upgraded torch from 2.1.0 to 2.3.0 but it still does not work") == [("2.1.0", "2.3.0")]
+
+
+def test_a_range_is_no_change() -> None:
+    assert transitions("torch supports Python from 3.8 to 3.11") == []
+    assert transitions("CUDA 11.8 and cuDNN 8.9 are installed") == []
+
+
+def test_kept_for_names_the_version_that_replaced_it() -> None:
+    sentence = "pip replaced torch 2.3.1+cu121 with torch 2.3.1 from the index"
+    assert kept_for(sentence, sentence.index("2.3.1+cu121")) == "2.3.1"
+    assert superseded(sentence, sentence.index("2.3.1+cu121"))
+    assert not superseded(sentence, sentence.rindex("2.3.1"))
+    assert kept_for("torch 2.3.1 on CUDA 12.1", 6) is None

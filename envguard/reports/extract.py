@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from envguard.probes import parsers
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
-from envguard.sentences import sentences, whole_words
+from envguard.sentences import kept_for, sentences, whole_words
 from envguard.snapshot import normalize_name, stated
 
 _V = r"\d{1,4}(?:\.\d{1,6}){1,3}"
@@ -716,9 +716,9 @@ _P_SET_TO = re.compile(r"\b(?:pinned|pinning|downgraded|downgrading|upgraded|upg
                        r"rolled\s{1,2}back)\s{1,2}(?:the\s{1,2}|my\s{1,2}|our\s{1,2})?(tf|tensorflow|torch|pytorch)"
                        r"(?:\s{1,2}version)?\s{1,2}to\s{1,2}[`'\"]?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,20})?)(?![\w.])",
                        re.IGNORECASE)
-_P_UPGRADED = re.compile(r"(?<![\w.-])(tf|tensorflow|torch|pytorch)(?:'s)?\s{1,2}(?:version\s{1,2})?from\s{1,2}v?"
-                         r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?\s{1,2}to\s{1,2}v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:-?rc\d{1,2})?)",
-                         re.IGNORECASE)
+_P_UPGRADED = re.compile(r"(?<![\w.-])(tf|tensorflow|torch|pytorch)(?:'s)?\s{1,2}(?:version\s{1,2})?from\s{1,2}[`'\"]?v?"
+                         r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:\+\w{1,20})?[`'\"]?\s{1,2}to\s{1,2}[`'\"]?v?"
+                         r"(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?(?:-?rc\d{1,2}|\+\w{1,20})?)", re.IGNORECASE)
 #: "CuDNN version 8.1 is required but only version 8.0.5 is loaded" (googlecolab/colabtools#2600): the cuDNN a
 #: build needs and the one that loads, TensorFlow's "Loaded runtime CuDNN library" message said in words.
 _P_CUDNN_NEEDED = re.compile(r"\bcudnn\s{0,2}(?:version\s{1,2})?v?(\d{1,2}\.\d{1,2}(?:\.\d{1,3})?)\s{1,2}is\s{1,2}"
@@ -822,10 +822,17 @@ _GPU_AFTER = re.compile(r"\s{0,2}GPUs?\b")
 _JETSON_WORDS = ("jetson", "agx", "orin", "xavier")
 
 
+#: pip's lines about what it removes: "Found existing installation: torch 2.1.0+cu121", "Uninstalling
+#: torch-2.1.0+cu121:", "Successfully uninstalled torch-2.1.0+cu121" (the release that was there before the install).
+PIP_REMOVED = re.compile(r"^\s{0,12}(?:Found existing installation:|Uninstalling\s|Successfully uninstalled\s|"
+                         r"Attempting uninstall:)")
+
+
 def prose(lines: list[str], offset: int) -> Iterator[Mention]:
     """Versions and GPUs named in sentences: the weakest tier, and never from a sentence that hedges."""
     for i, line in enumerate(lines):
-        if not line.strip() or len(line) > 2000 or "site-packages" in line or line.lstrip().startswith(("File ", "/", "|")):
+        if not line.strip() or len(line) > 2000 or "site-packages" in line or line.lstrip().startswith(("File ", "/", "|")) \
+                or PIP_REMOVED.match(line):
             continue
         field = _KEY_LINE.match(line)
         if field and (_field(field.group(1), _COLLECT_ENV) or _field(field.group(1), _FIELDS)):
@@ -860,11 +867,14 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 if found:
                     value = found.group(found.lastindex or 1)
                     moved = _P_MOVED_TO.match(sentence, found.end()) if regex is _P_PYTHON else None
+                    # NOTE: "upgraded the driver from 460.32 to 535.104", "replaces torch 2.9.1+cu128 with torch
+                    # 2.9.0+cpu": the version the change kept (the one before it where the change fixed the failure)
+                    kept = None if moved else kept_for(sentence, found.start(found.lastindex or 1))
                     # NOTE: "把python3.10升级到3.14" / "python 3.10 to 3.12": the version it was moved to is the one in use
                     # NOTE: "tensorflow-gpu 2.0.0" names the GPU package (the CPU one was "tensorflow" before 2.1)
                     key = "tensorflow-gpu" if regex is _P_TF and "tensorflow-gpu" in found.group(0).lower() else ""
-                    yield Mention(kind, moved.group(1) if moved else value, n, PROSE,
-                                  "text (moved to)" if moved else "text", key)
+                    yield Mention(kind, moved.group(1) if moved else kept or value, n, PROSE,
+                                  "text (moved to)" if moved else "text (changed)" if kept else "text", key)
             needed = _P_CUDNN_NEEDED.search(sentence)
             # NOTE: "required" and "only" are this shape's own words; only a condition before it hedges it
             if needed and not re.search(r"\b(?:if|would|should|could|whether)\b", sentence[:needed.start()], re.I):
@@ -879,7 +889,10 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             for moved_to, how in ((upgraded, "text (upgraded to)"), (set_to, "text (set to)")):
                 if moved_to and stated(moved_to):
                     kind = "tf_prose" if moved_to.group(1).lower() in ("tf", "tensorflow") else "torch_prose"
-                    yield Mention(kind, moved_to.group(2), n, PROSE, how)
+                    # NOTE: "downgrading torch from 2.5.1 to 2.4.1 fixed it": the failure ran on the first
+                    before = kept_for(sentence, moved_to.start(2)) if moved_to is upgraded else None
+                    yield Mention(kind, before or moved_to.group(2), n, PROSE,
+                                  "text (before the change that fixed it)" if before else how)
             for found in _P_JAX.finditer(sentence):
                 if stated(found):
                     yield Mention("package", found.group(2), n, PROSE, "text", found.group(1).lower())

@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from envguard.reports.extract import _INTERESTING, STATED_CC, asked_for, in_clause, stated_cc
+from envguard.reports.extract import _INTERESTING, PIP_REMOVED, STATED_CC, asked_for, in_clause, stated_cc
 from envguard.reports.extract_builds import CUDA_REQUEST
 from envguard.reports.mentions import MESSAGE, PROSE, Mention
-from envguard.sentences import sentences, whole_words
+from envguard.sentences import sentences, superseded, whole_words
 from envguard.snapshot import normalize_name
 
 #: GeForce desktop/laptop model numbers of the 10, 16, 20, 30, 40 and 50 series (a bare number is taken only
@@ -105,7 +105,8 @@ def machine_facts(lines: list[str], offset: int) -> Iterator[Mention]:
             for index in _TORCH_INDEX.finditer(line):
                 tag = index.group(1) or index.group(2)
                 yield Mention(CUDA_REQUEST, f"PyTorch index {tag}", n, MESSAGE, f"PyTorch {tag} index named", "torch")
-        if (any(s in line for s in _SKIP) and not _CC_ROW.match(line)) or line.lstrip().startswith(("/", "File ")):
+        if (any(s in line for s in _SKIP) and not _CC_ROW.match(line)) or line.lstrip().startswith(("/", "File ")) \
+                or PIP_REMOVED.match(line):
             continue
         yield from _sentences(line, n)
 
@@ -122,6 +123,8 @@ def _sentences(line: str, n: int) -> Iterator[Mention]:
             for tagged in _TAGGED_TORCH.finditer(sentence):
                 if asked_for(sentence, tagged.start()) or _tag_hedged(sentence, tagged):
                     continue  # "Fails to install torch==2.6.0+cu121": asked for, not installed (extract's "requested")
+                if superseded(sentence, tagged.start(1)):
+                    continue  # "replaces torch 2.9.1+cu128 with torch 2.9.0+cpu": the first is gone
                 yield Mention("torch_prose", tagged.group(1).lower(), n, PROSE, "text (tagged torch version)")
         if _GPU_HEDGE.search(sentence):
             continue
