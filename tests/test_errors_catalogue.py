@@ -553,6 +553,20 @@ LINES: list[tuple[str, Expected]] = [
     # a stories-jax report (jax 0.4.26 on an RTX 5070 Ti); NVIDIA's nvcc guide on arch-specific targets
     ("ptxas fatal   : Program with .target 'sm_90a' cannot be compiled to future architecture",
      {'ptxas-arch-specific-target-on-newer-gpu': {}}),
+    # NVIDIA/TensorRT#2332 (TensorRT 7.0 on an RTX A6000), wang-xinyu/tensorrtx#1610 (TensorRT 8.2 on an RTX 4090)
+    ("ERROR: ../rtSafe/cuda/caskUtils.cpp (80) - Assertion Error in trtSmToCask: 0 (Unsupported SM.)",
+     {'tensorrt-unsupported-sm': {}}),
+    ("[E] [TRT] 1: [caskUtils.cpp::trtSmToCask::147] Error Code 1: Internal Error (Unsupported SM: 0x809)",
+     {'tensorrt-unsupported-sm': {}}),
+    ("[TRT] [E] IBuilder::buildSerializedNetwork: Error Code 9: API Usage Error (Target GPU SM 61 is not supported by "
+     "this TensorRT release.)", {'tensorrt-target-sm-not-supported': {}}),
+    # jax-ml/jax#18391 (jaxlib 0.4.20 with a local CUDA 12.2 and no NCCL); AMD's RCCL wording is not NVIDIA's
+    ("external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
+     "NCCL library. Multi-GPU collectives will not work.;", {'nccl-library-unloadable': {}}),
+    ("RCCL operation ncclGetUniqueId failed: Unable to load NCCL library", {}),
+    # pytorch/pytorch#152077: the arch warning cut where the copy ended
+    ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch ins",
+     {'torch-arch-not-compatible': {"gpu": "NVIDIA GeForce RTX 5090", "sm": "sm_120"}}),
     # jax-ml/jax#18027
     ('Outdated cuSPARSE installation found.',
      {'jax-cuda-component-outdated': {}}),

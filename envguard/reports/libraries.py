@@ -163,8 +163,17 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("nccl_package", "", n, PROSE, "text: NCCL built for CUDA", built.group(1))
 
 
+#: NCCL_DEBUG=INFO's "NCCL INFO cudaDriverVersion 12080" (NVIDIA/nccl src/init.cc): the newest CUDA the driver
+#: supports, as cudaDriverGetVersion returns it (1000*major + 10*minor; pytorch/pytorch#152077 shows 12080).
+_NCCL_DRIVER = re.compile(r"\bNCCL INFO cudaDriverVersion (\d{4,6})\b")
+
+
 def _nccl_runtime_lines(line: str, n: int) -> Iterator[Mention]:
     """The NCCL a running program loaded, from the lines NCCL, torch and vLLM print about it."""
+    driver = _NCCL_DRIVER.search(line) if "cudaDriverVersion" in line else None
+    if driver:
+        yield Mention("driver_cuda", parsers.decode_cuda_driver_int(int(driver.group(1))) or "", n, MESSAGE,
+                      "NCCL_DEBUG: cudaDriverVersion")
     if not _NCCL_BANNER.search(line):
         for found in _NCCL_VERSION_STRING.finditer(line):
             yield Mention("nccl_loaded", found.group(1), n, MESSAGE, "NCCL version string", found.group(2))

@@ -178,6 +178,14 @@ class Resolved:
                 continue
             out[key] = self._pick(f"{key} version", [m for m in self.mentions if m.kind == "package"
                                                      and ("torch" if m.key == "pytorch" else m.key) == key])
+        plain = out.get("onnxruntime")
+        named_only = plain is not None and (plain.tier == PROSE
+                                            or plain.how.startswith(("field", "issue form", "table")))
+        if named_only and "onnxruntime-gpu" in out:
+            # NOTE: an issue form's "ONNX Runtime version: 1.12.1" or a sentence's "onnxruntime 1.12.1" names the
+            # product, not the CPU distribution, when the report names onnxruntime-gpu too (microsoft/onnxruntime's
+            # template beside a title about onnxruntime-gpu): only a listing shows both distributions installed
+            del out["onnxruntime"]
         return out
 
     def gpus(self) -> list[tuple[str, str, int | None, str | None]]:

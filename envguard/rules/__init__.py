@@ -13,7 +13,7 @@ from envguard.rules.builds import CompanionRule, CpuOnlyRule, FreeThreadedRule, 
 from envguard.rules.built_archs import SiteBuildArchRule
 from envguard.rules.conda_forge_arch import CondaForgeArchRule
 from envguard.rules.corroborate import merge_corroborated
-from envguard.rules.cpu_report import DualTensorflowRule, ReportedCpuBuildRule
+from envguard.rules.cpu_report import DualOnnxRuntimeRule, DualTensorflowRule, ReportedCpuBuildRule
 from envguard.rules.driver import DriverRule
 from envguard.rules.driver_compat import ReportedCudaMajorRule
 from envguard.rules.jax import JaxPluginRule
@@ -81,6 +81,7 @@ ALL_RULES: tuple[Rule, ...] = (
     CpuOnlyRule(),
     ReportedCpuBuildRule(),
     DualTensorflowRule(),
+    DualOnnxRuntimeRule(),
     JetsonBuildRule(),
     L4tWithoutRuntimeRule(),
     PlatformRule(),

@@ -11,7 +11,7 @@ from packaging.version import InvalidVersion, Version
 
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
-from envguard.rules.base import CORE_FRAMEWORKS, build_evidence, ev, system_of
+from envguard.rules.base import CORE_FRAMEWORKS, build_evidence, ev, interpreter_source, system_of
 from envguard.snapshot import FrameworkBuild, Snapshot, Unavailable
 
 _FIX = {
@@ -105,4 +105,38 @@ class DualTensorflowRule:
             (ev("tensorflow", cpu.version, "package list"), ev("tensorflow-gpu", gpu.version, "package list")),
             f"pip uninstall -y tensorflow tensorflow-gpu && pip install tensorflow-gpu=={gpu.version}",
             _TF_SPLIT_SOURCE, "tensorflow",
+        )
+
+
+#: onnxruntime (the CPU package) and onnxruntime-gpu install the same onnxruntime module: with both installed the CUDA
+#: provider is not available ("`onnxruntime` and `onnxruntime-gpu` can not co-exist and support
+#: CUDAExecutionProvider", microsoft/onnxruntime#26996, 1.23.2 on a T4; "If you want to run on GPU, you don't need to
+#: install onnxruntime (CPU pkg)", a maintainer in microsoft/onnxruntime#3787); the fix reporters confirm is removing
+#: both and installing onnxruntime-gpu alone (microsoft/onnxruntime#7748, yakhyo/uniface#77).
+_ORT_SPLIT_SOURCE = ("https://github.com/microsoft/onnxruntime/issues/26996 ; https://github.com/microsoft/onnxruntime/"
+                     "issues/3787 ; https://github.com/microsoft/onnxruntime/issues/7748")
+
+
+class DualOnnxRuntimeRule:
+    """The CPU onnxruntime package installed beside onnxruntime-gpu: one module, two builds."""
+
+    id = "ort-cpu-and-gpu-packages"
+    summary = "onnxruntime (the CPU package) is not installed beside onnxruntime-gpu"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield a cpu-only-build finding when both packages are listed."""
+        listed = snapshot.package_map()
+        cpu, gpu = listed.get("onnxruntime"), listed.get("onnxruntime-gpu")
+        if cpu is None or gpu is None:
+            return
+        where = interpreter_source(snapshot, "distributions")
+        yield Finding(
+            "cpu-only-build", Severity.ERROR,
+            f"onnxruntime {cpu.version} (the CPU-only package) is installed beside onnxruntime-gpu {gpu.version}: "
+            f"both install the same onnxruntime module, and with both installed the CUDA execution provider is not "
+            f"available.",
+            (ev("onnxruntime", cpu.version, where), ev("onnxruntime-gpu", gpu.version, where)),
+            f"pip uninstall -y onnxruntime onnxruntime-gpu && pip install onnxruntime-gpu=={gpu.version} "
+            "(onnxruntime-gpu includes the CPU provider)",
+            _ORT_SPLIT_SOURCE, "onnxruntime",
         )

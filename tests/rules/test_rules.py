@@ -409,3 +409,15 @@ def test_unknown_build_version_is_named_by_the_snapshot_mode(matrices: Matrices)
     build = snap.frameworks[0]
     assert build.version_label(from_report=True) == "version not reported"
     assert not build.version_known and torch_build("2.1.0+cu121", "12.1").version_known
+
+
+def test_onnxruntime_cpu_package_beside_the_gpu_one(matrices: Matrices) -> None:
+    """microsoft/onnxruntime#26996, yakhyo/uniface#77: onnxruntime 1.23.2 and onnxruntime-gpu 1.23.2 together."""
+    packages = [Distribution("onnxruntime", "1.23.2"), Distribution("onnxruntime-gpu", "1.23.2")]
+    finding = only(make_snapshot(packages=packages), matrices, "cpu-only-build")
+    assert finding.severity is Severity.ERROR and "onnxruntime-gpu==1.23.2" in finding.fix
+
+
+def test_onnxruntime_gpu_alone_is_fine(matrices: Matrices) -> None:
+    snap = make_snapshot(packages=[Distribution("onnxruntime-gpu", "1.23.2")])
+    assert "cpu-only-build" not in codes(snap, matrices)
