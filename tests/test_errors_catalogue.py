@@ -564,6 +564,17 @@ LINES: list[tuple[str, Expected]] = [
     ("external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
      "NCCL library. Multi-GPU collectives will not work.;", {'nccl-library-unloadable': {}}),
     ("RCCL operation ncclGetUniqueId failed: Unable to load NCCL library", {}),
+    # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
+    ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
+     "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "
+     "your PyTorch version. ", {'torchaudio-cuda-version-differs': {"cuda": "11.8"}}),
+    # a list wrapped onto the next line: the first line is the same message (pinned release not offered)
+    ('ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from versions: 1.13.1,'
+     ' 1.13.2, 1.14.0, 1.15.0, 1.15.2, 1.15.3, 1.15.4, 1.15.5, 2.0.0, 2.0.1, 2.0.2, 2.0.3, 2.0.4, 2.1.0, 2.1.1,'
+     ' 2.1.2, 2.1.3, 2.1.4, ', {'pip-pinned-version-not-offered': {}}),
+    # Deep-Live-Cam (2024): pip's list cut where the paste ended
+    ("ERROR: Could not find a version that satisfies the requirement torch==2.0.1+cu118 (from versions: 2.2.0, "
+     "2.2.0+cu118, 2.2.1, 2.2.1+cu118, 2.", {'pip-pinned-version-not-offered': {}}),
     # pytorch/pytorch#152077: the arch warning cut where the issue's copy ended
     ("NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch ins",
      {'torch-arch-not-compatible': {"gpu": "NVIDIA GeForce RTX 5090", "sm": "sm_120"}}),
@@ -1600,9 +1611,6 @@ INNOCENT: list[str] = [
     'LIBRARY_PATH=/usr/local/cuda/lib64/stubs',
     # torch loading a DLL without an error
     'Successfully loaded C:\\Python310\\lib\\site-packages\\torch\\lib\\c10.dll',
-    ('ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from versions: 1.13.1,'
-     ' 1.13.2, 1.14.0, 1.15.0, 1.15.2, 1.15.3, 1.15.4, 1.15.5, 2.0.0, 2.0.1, 2.0.2, 2.0.3, 2.0.4, 2.1.0, 2.1.1,'
-     ' 2.1.2, 2.1.3, 2.1.4, '),
     'ERROR: No matching distribution found for torch',
     ('tmpxft_0010d077_00000000-6_main.cudafe1.cpp:(.text._ZN13MultiInCoreLPIilE11postprocessEv._omp_fn.0[_ZN13'
      "MultiInCoreLPIilE3runEi]+0xd8): undefined reference to `ncclCommDestroy'"),

@@ -30,7 +30,8 @@ from envguard.snapshot import ONLY_TORCH_INDEX_KEY, PYTHON_32BIT_KEY, PythonInfo
 _REJECTED = re.compile(r"([\w.+!-]{1,200}\.whl) is not a supported wheel on this platform")
 _NOT_OFFERED = re.compile(r"Could not find a version that satisfies the requirement ([A-Za-z][\w.-]{0,60})"
                           r"(?:\[[^\]]{0,200}\])?={2,3}([^\s(]{1,60})(?: \(from (?!versions)[^()]{1,200}\))? "
-                          r"\(from versions: ([^)]{1,3000})\)")
+                          r"\(from versions: ([^)]{1,3000}\)|(?:[\w.+!-]{1,60},\s{0,2}){1,400}[\w.+!-]{0,60}\s*$)")
+_WHOLE_VERSION = re.compile(r"\d{1,4}(?:\.\d{1,4}){1,3}(?:(?:a|b|rc|\.post|\.dev)\d{1,8})?(?:\+[\w.]{1,40})?")
 #: Python minors a release range is tested against (3.5 .. 3.15).
 _MINORS = tuple(f"3.{m}" for m in range(5, 16))
 _TABLE = {"torch": "torch", "tensorflow": "tensorflow", "tensorflow-gpu": "tensorflow", "tensorflow-cpu": "tensorflow",
@@ -53,6 +54,13 @@ def _releases(table: str, matrices: Matrices) -> Sequence[_Release]:
     if table == "tensorflow":
         return matrices.tensorflow.releases
     return matrices.paddle.releases
+
+
+def _has_wheels(release: _Release, minor: str) -> bool:
+    """Whether the release published wheels for Python ``minor``: its supported range, or the range its wheels were
+    published for as experimental (torch 2.2 and 2.3 for 3.12: torch.toml python_experimental)."""
+    experimental: SpecifierSet | None = getattr(release, "python_experimental", None)
+    return minor in release.python or (experimental is not None and minor in experimental)
 
 
 def _series(text: str) -> tuple[int, int] | None:
@@ -168,7 +176,8 @@ class OfferedVersionsRule:
                 pinned = next((r for r in releases if _series(r.version) == _series(want)), None)
             if pinned is None:
                 continue
-            offered = [v.strip() for v in found.group(3).split(",") if v.strip()]
+            # NOTE: a list cut where the paste ended ("..., 2.3.1+cu118, 2.") loses its last, partial item
+            offered = [v.strip() for v in found.group(3).rstrip(")").split(",") if _WHOLE_VERSION.fullmatch(v.strip())]
             yield from _judge(snapshot, dist, want, pinned, offered, releases, table)
 
 
@@ -192,12 +201,12 @@ def _judge(snapshot: Snapshot, dist: str, want: str, pinned: _Release, offered: 
         )
         return
     implied = _implied_pythons(offered, releases)
-    if not implied or any(p in pinned.python for p in implied):
+    if not implied or any(_has_wheels(pinned, p) for p in implied):
         return
     shown = ", ".join(implied)
     yield Finding(
         "python-unsupported", Severity.ERROR,
-        f"pip offered {dist} {offered[0]} to {offered[-1]} but not {want}: by their supported-Python ranges "
+        f"pip offered {dist} {offered[0]} to {offered[-1]} but not {want}: by the Pythons they publish wheels for "
         f"({table}.toml) those releases fit only Python {shown} here, which {dist} {pinned.version} does not "
         f"support ({pinned.python}).",
         (ev("offered", f"{offered[0]} .. {offered[-1]}", f"{snapshot.origin}: pip (from versions: ...)"),
@@ -222,8 +231,10 @@ def _implied_pythons(offered: list[str], releases: Sequence[_Release]) -> list[s
     low, high = min(have), max(have)
     below = [r for s, r in ordered if s < low][-1:]
     gaps = [r for s, r in ordered if low < s < high and s not in have]
-    return [p for p in _MINORS if all(p in r.python for _s, r in known)
-            and not any(p in r.python for r in (*below, *gaps))]
+    # NOTE: by the Pythons each release has wheels for (pip offers a release for its experimental Pythons too: torch
+    # 2.2.0 is the first with cp312 wheels, pytorch/pytorch#110436)
+    return [p for p in _MINORS if all(_has_wheels(r, p) for _s, r in known)
+            and not any(_has_wheels(r, p) for r in (*below, *gaps))]
 
 
 
