@@ -135,10 +135,20 @@ def test_pinned_release_not_offered(matrices: Matrices) -> None:
     assert any("only Python 3.12" in m for m in errors(text, matrices)["python-unsupported"])
     # the pinned release supports every Python the list allows: nothing to say (constructed: 2.16 pinned)
     assert "python-unsupported" not in errors(text.replace("2.13.0", "2.16.0"), matrices)
-    # a list cut short is not matched (tests/test_errors_catalogue.py INNOCENT)
+    # a list cut short (wrapped, or the paste ended): its oldest release still says which Pythons pip offers for;
+    # the releases after the cut only narrow that set, so reading the cut list can only say less, never more
     cut = ("ERROR: Could not find a version that satisfies the requirement tensorflow==2.12.0 (from versions: 1.13.1,"
            " 1.13.2, 1.14.0, 1.15.0, 2.0.0, 2.1.0, ")
-    assert "python-unsupported" not in errors(cut, matrices)
+    assert any("only Python 3.7" in m for m in errors(cut, matrices)["python-unsupported"])
+    # Deep-Live-Cam (2024, Windows): torch 2.0.1+cu118 pinned, pip offering from 2.2.0 (the first torch with cp312
+    # wheels, published as experimental): Python 3.12
+    torch_cut = ("ERROR: Could not find a version that satisfies the requirement torch==2.0.1+cu118 (from versions: "
+                 "2.2.0, 2.2.0+cu118, 2.2.1, 2.2.1+cu118, 2.2.2, 2.2.2+cu118, 2.3.0, 2.3.0+cu118, 2.3.1, 2.")
+    assert any("only Python 3.12" in m for m in errors(torch_cut, matrices)["python-unsupported"])
+    # a quoted message that goes on in prose is no list
+    prose = ('the error is "ERROR: Could not find a version that satisfies the requirement torch==2.0.1 (from '
+             'versions: 2.2.0, 2.2.1, etc" after pip install')
+    assert "python-unsupported" not in errors(prose, matrices)
 
 
 def test_free_threaded_python_and_torch_wheels(matrices: Matrices) -> None:

@@ -158,6 +158,14 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         # UNKNOWN_VERSION: say so in words
         version = fw.version_label(report)
         rows.append(SummaryRow(fw.name, f"{version} ({build})", f"{fw.distribution}: {fw.source}"))
+    if report:
+        # NOTE: what else the report names of the GPU stack (transformers, ctranslate2, onnxruntime-gpu ...): said, so
+        # that a report naming only these shows what was read
+        shown = {fw.distribution.lower() for fw in snapshot.frameworks} | {fw.name for fw in snapshot.frameworks}
+        others = [f"{d.name} {d.version}" for name, d in sorted(snapshot.package_map().items())
+                  if name not in shown and not name.startswith("nvidia-") and name not in ("numpy", "pytorch")]
+        if others:
+            rows.append(SummaryRow("Packages", ", ".join(_short(others)), snapshot.origin))
     return rows
 
 

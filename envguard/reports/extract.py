@@ -257,7 +257,10 @@ _INTERESTING = re.compile(
     r"^(?:torch|torchvision|torchaudio|pytorch|pytorch-cuda|tensorflow(?:-cpu|-gpu|-intel|-macos|-metal)?|tf-nightly|"
     r"tensorflow-io-gcs-filesystem|jax|jaxlib|jax-cuda1[23]-(?:plugin|pjrt)|paddlepaddle(?:-gpu)?|nvidia-[a-z0-9-]{1,40}|"
     r"cuda-toolkit|cudatoolkit|cuda-version|cuda-runtime|cudnn|nccl|onnxruntime(?:-gpu)?|xformers|triton|"
-    r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy)$"
+    r"pytorch-lightning|lightning|ultralytics|vllm|flash-attn|bitsandbytes|numpy|"
+    # NOTE: the GPU stack around the frameworks, so that a listing of only these is not "no facts"
+    r"transformers|diffusers|accelerate|deepspeed|ctranslate2|faster-whisper|tensorrt|tensorrt-llm|mmcv|mmcv-full|"
+    r"detectron2|horovod|keras|tf-keras|sglang|cupy-cuda\d{2,3}x?|cupy)$"
 )
 _UV_INCLUDED = re.compile(r"`([A-Za-z0-9][\w.-]{0,60})` \(v(\d[\w.+!-]{0,40})\) was included because `([A-Za-z0-9][\w.-]{0,60})`"
                           r" \(v(\d[\w.+!-]{0,40})\) depends on")

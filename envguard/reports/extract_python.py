@@ -20,7 +20,11 @@ _COMMAND = re.compile(r"(?:^|[\s>$#`'\"(]|/bin/)python(3\.\d{1,2})(t?)(?:\.exe)?
 _LAUNCHER = re.compile(r"(?:^|[\s>$`'\"(])py(?:\.exe)?\s{1,4}-(3\.\d{1,2})(t?)\b")
 #: The site-packages directory of a traceback or a pip message: Linux/macOS and Windows layouts.
 _SITE_POSIX = re.compile(r"/python(3\.\d{1,2})(t?)/(?:site|dist)-packages\b")
-_SITE_WINDOWS = re.compile(r"\\Python3(\d{1,2})(t?)(?:-32|-arm64)?\\Lib\\site-packages\b", re.IGNORECASE)
+_SITE_WINDOWS = re.compile(r"\\{1,2}Python3(\d{1,2})(t?)(?:-32|-arm64)?\\{1,2}Lib\\{1,2}site-packages\b", re.IGNORECASE)
+#: The python.org installer's folder on Windows, named in a path: "C:\\Program Files\\Python310",
+#: "...\\AppData\\Local\\Programs\\Python\\Python312\\python.exe" (its default folder is PythonXY).
+_WINDOWS_INSTALL = re.compile(r"\b[A-Za-z]:\\{1,2}(?:[^\\\s\"'`<>|]{1,40}(?: [^\\\s\"'`<>|]{1,40})?\\{1,2}){0,6}"
+                              r"Python3(\d{1,2})(?:-32|-arm64)?(?=\\|[\s\"'`,;)]|$)", re.IGNORECASE)
 #: A conda environment file: "  - python=3.8", "- python==3.10.12".
 _CONDA_ENV_FILE = re.compile(r"^\s{0,12}-\s{1,4}python\s{0,2}={1,2}\s{0,2}(3\.\d{1,2}(?:\.\d{1,3})?)(?:[=\s]|$)")
 #: Free-threaded CPython: its build flag, its banner, its executable name.
@@ -92,6 +96,11 @@ def interpreter(lines: list[str], offset: int) -> Iterator[Mention]:
         win = _SITE_WINDOWS.search(line)
         if win:
             yield Mention("python", _python(win.group(1), ""), n, MESSAGE, "site-packages path (Windows)")
+        installed = None if win else _WINDOWS_INSTALL.search(line) if "python3" in line.lower() else None
+        if installed:
+            yield Mention("python", _python(installed.group(1), ""), n, MESSAGE, "Python install folder (Windows)")
+            # NOTE: a drive-letter path to the interpreter is a Windows machine's (as companions.site_paths reads)
+            yield Mention("path_os", "win32", n, MESSAGE, "interpreter path")
         conda = _CONDA_ENV_FILE.match(line)
         if conda:
             yield Mention("python", conda.group(1), n, FIELD, "conda environment file")

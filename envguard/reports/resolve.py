@@ -262,17 +262,21 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     board = jetson is not None or get("l4t_image") is not None or _on_jetson(r)
     system = _system(os_m.value if os_m else "", platform_m.value if platform_m else "",
                      wheel_m.value if wheel_m else "") or ("linux" if board else None)
+    # NOTE: the mention that told the system, for the Host row's source ("not reported" only when none did)
+    system_m = next((m for m in (os_m, platform_m, wheel_m) if m is not None), None) if system else None
     path_m = get("path_os")
     if system is None and path_m is not None:
         system = companions.path_system(path_m.value, [m.value for m in r.mentions if m.kind in ("package", "torch")])
-    if system is None and any(get(kind) is not None for kind in _LINUX_IMAGE_KINDS):
+        system_m = path_m if system else None
+    image_m = next((m for kind in _LINUX_IMAGE_KINDS if (m := get(kind)) is not None), None)
+    if system is None and image_m is not None:
         # NOTE: the frameworks of a report that names only a Linux image (tensorflow/tensorflow:latest-gpu,
         # nvidia/cuda:12.2.0-..., pytorch/pytorch:..., an NGC tag) run in Linux, whatever the host is.
-        system = "linux"
-    if system is None and get("hosted") is not None:
+        system, system_m = "linux", image_m
+    if system is None and (hosted_m := get("hosted")) is not None:
         # NOTE: Google Colab and Kaggle notebooks run Linux VMs; only when nothing else names the system (no OS,
         # platform, path or image), since a report may be about another machine that names its own
-        system = "linux"
+        system, system_m = "linux", hosted_m
     libc = get("libc")
     glibc = re.search(r"glibc-?(\d+\.\d+)", libc.value) if libc else None
     arch_text = " ".join(m.value for m in (os_m, platform_m, wheel_m) if m)
@@ -286,7 +290,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
             if jetson else None),
         glibc=glibc.group(1) if glibc else None,
         container=container.value if (container := get("container")) else None,
-        source=os_m.source if os_m else (jetson.source if jetson else "not reported"),
+        source=os_m.source if os_m else jetson.source if jetson else system_m.source if system_m else "not reported",
     )
     # NOTE: "no wheels for Python 3.11" names the Python the report is about only when nothing else names one.
     python_m = get("python") or get("python_no_wheel")
