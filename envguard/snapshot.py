@@ -255,6 +255,10 @@ TORCH_CUDA_AVAILABLE_KEY = "TORCH_CUDA_AVAILABLE"
 GPU_SAID_KEY = "REPORT_GPU_SAID"
 #: An NGC framework container the report names, as "tritonserver:21.10|report line 9: image nvcr.io/nvidia/...".
 NGC_RELEASE_KEY = "NGC_CONTAINER"
+#: A compiled torch extension the report installs from wheels built for one torch release (mmcv-full's
+#: ".../mmcv/dist/cu101/torch1.6/index.html", PyG's "+pt21cu121"): "package|torch series|where" ("mmcv-full|1.6|report
+#: line 11: ...").
+BUILT_FOR_TORCH_KEY = "COMPANION_BUILT_FOR_TORCH"
 #: A cuDNN named by its major only, when the report gives no cuDNN version ("cuda12.4 cudnn9", "CUDA 12 / cuDNN 9"),
 #: as "9|report line 7: text (cuDNN major)": enough for what is built per cuDNN major (ONNX Runtime's GPU builds).
 CUDNN_MAJOR_KEY = "CUDNN_MAJOR_STATED"

@@ -22,7 +22,7 @@ from envguard.knowledge import Matrices
 from envguard.reports.extract import _CONDA_ROW, _HEDGE, _HEDGE_WINDOW, _named
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import sentences, whole_words
-from envguard.snapshot import FrameworkBuild
+from envguard.snapshot import FrameworkBuild, normalize_name
 
 COMPANIONS = ("torchvision", "torchaudio")
 #: Module names a version query names → the distribution they belong to.
@@ -296,3 +296,48 @@ def path_system(path: str | None, versions: list[str]) -> str | None:
 def _series(version: str) -> str:
     parts = version.split(".")
     return ".".join(parts[:2])
+
+
+# ---- compiled extensions built for one torch release ---------------------------------------------------------------
+
+#: OpenMMLab's wheel index for mmcv-full, one per CUDA and torch release (its install guide's
+#: "pip install mmcv-full -f https://download.openmmlab.com/mmcv/dist/{cu_version}/{torch_version}/index.html", and
+#: the same path on its mirrors): the torch the wheels were compiled against.
+_MMCV_INDEX = re.compile(r"/mmcv/dist/(?:cu\d{2,3}|cpu)/torch(\d{1,2}\.\d{1,2})(?:\.\d{1,2})?/index\.html")
+#: A version tag that names the torch: "mmcv-full==latest+torch1.5.0+cu101" (open-mmlab/mmdetection's 2020 guide),
+#: a wheel file's "nunchaku-1.0.0+torch2.9-cp313-cp313-win_amd64.whl" (nunchaku-tech/nunchaku, 2025).
+_TORCH_TAG = re.compile(r"(?<![\w.-])([A-Za-z][\w.]{0,40}?(?:-[A-Za-z][\w.]{0,20}){0,3})\s{0,2}(?:==|-)\s{0,2}"
+                        r"[\w.]{1,20}\+torch(\d{1,2}\.\d{1,2})(?:\.\d{1,2})?(?![\d.]\d)", re.IGNORECASE)
+#: PyG's wheel pages ("-f https://data.pyg.org/whl/torch-2.1.0+cu121.html") and its local versions
+#: ("torch-scatter 2.1.2+pt21cu121", "torch_sparse-0.6.18+pt20cu118"): the torch release they were built for.
+_PYG_INDEX = re.compile(r"data\.pyg\.org/whl/torch-(\d{1,2}\.\d{1,2})\.\d{1,2}\+(?:cu\d{2,3}|cpu)\.html")
+_PYG_TAG = re.compile(r"(?<![\w.-])(torch[-_](?:scatter|sparse|cluster|spline[-_]conv)|pyg[-_]lib)(?:==|-|\s{1,30})"
+                      r"\d[\w.]{0,20}\+pt(\d)(\d{1,2})(?:cu\d{2,3}|cpu)\b", re.IGNORECASE)
+
+
+def built_for_torch(lines: list[str], offset: int) -> Iterator[Mention]:
+    """Compiled torch extensions the report installs from builds made for one torch release (MESSAGE tier: a command
+    or a listing's tag), as "built_for_torch" mentions keyed by the package."""
+    for i, line in enumerate(lines):
+        lowered = line.lower()
+        if "mmcv" not in lowered and "pyg" not in lowered and "+pt" not in lowered and "+torch" not in lowered:
+            continue
+        n = offset + i + 1
+        mmcv = _MMCV_INDEX.search(line)
+        if mmcv:
+            yield Mention("built_for_torch", mmcv.group(1), n, MESSAGE, "mmcv-full wheels for torch " + mmcv.group(1),
+                          "mmcv-full")
+        tagged = None if mmcv else _TORCH_TAG.search(line)
+        if tagged:
+            name = normalize_name(tagged.group(1))
+            yield Mention("built_for_torch", tagged.group(2), n, MESSAGE, f"{name} built for torch {tagged.group(2)}",
+                          name)
+        pyg = _PYG_INDEX.search(line)
+        if pyg:
+            yield Mention("built_for_torch", pyg.group(1), n, MESSAGE, "PyG wheels for torch " + pyg.group(1),
+                          "torch-scatter")
+        tag = _PYG_TAG.search(line)
+        if tag:
+            series = f"{tag.group(2)}.{tag.group(3)}"
+            yield Mention("built_for_torch", series, n, MESSAGE, f"{tag.group(1)} built for torch {series}",
+                          normalize_name(tag.group(1)))

@@ -697,7 +697,8 @@ def _named(names: str, number: str, *, hyphenated: bool = False) -> re.Pattern[s
                       rf"({number})(?![0-9A-Za-z_])", re.IGNORECASE)  # NOTE: not \b: "cuda装的是10.0版本" (CJK after it)
 
 
-_P_TORCH = _named(r"(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
+#: (Not right after "+": "mmcv-full==latest+torch1.5.0+cu101" is a version tag naming the torch a build is for.)
+_P_TORCH = _named(r"(?<!\+)(?:py)?torch", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\+\w{1,20})?")
 _P_TF = _named(r"tensorflow(?:-gpu)?|tf-nightly|tf", r"\d\.\d{1,2}(?:\.\d{1,2})?")
 _P_JAX = re.compile(r"(?<![\w.-])(jaxlib|jax)\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|to\s{1,2}|[:=]{1,2}\s{0,2}|v)?(0\.\d{1,2}\.\d{1,3})\b", re.IGNORECASE)
 _P_PADDLE = _named(r"paddle(?:paddle)?(?:[-_]?gpu)?", r"\d\.\d{1,2}(?:\.\d{1,2})?(?:\.post\d{2,3})?")

@@ -52,7 +52,7 @@ _GPU_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|than|e\.g|for examp
 #: A torch version with its local build tag, wherever a sentence has it ("got torch 2.12.1+cpu", "torch==2.7.0+cpu",
 #: "the PyTorch wheel for 2.9.1+cpu has been installed", astral-sh/uv#17236):
 #: the tag says which build a bare "torch 2.12.1" elsewhere in the report is.
-_TAGGED_TORCH = re.compile(r"(?<![\w.-])(?:py)?torch(?:\s{1,2}wheels?\s{1,2}(?:for|of))?\s{0,2}(?:==?|-|\s)\s{0,2}v?"
+_TAGGED_TORCH = re.compile(r"(?<![\w.+-])(?:py)?torch(?:\s{1,2}wheels?\s{1,2}(?:for|of))?\s{0,2}(?:==?|-|\s)\s{0,2}v?"
                            r"(\d\.\d{1,2}\.\d{1,2}\+(?:cpu|cu\d{2,3}|rocm\d(?:\.\d){0,2}))(?![\w.])", re.IGNORECASE)
 _TAG_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|instead|rather|e\.g|for example|such as|want|wanted|"
                         r"expected|expect)\b", re.IGNORECASE)

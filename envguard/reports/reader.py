@@ -88,7 +88,8 @@ def parse_environments(text: str, name: str = "<report>", matrices: Matrices | N
                       extract_machine.container_facts, libraries.library_facts, extract_stack.stack_packages,
                       *extract_python.EXTRACTORS,
                       companions.version_queries, companions.site_paths, companions.companion_prose,
-                      companions.conda_companion_builds, extract_named.named_facts, *extract_driver.EXTRACTORS,
+                      companions.conda_companion_builds, companions.built_for_torch, extract_named.named_facts,
+                      *extract_driver.EXTRACTORS,
                       *extract_conda_forge.EXTRACTORS, *extract_jetson.EXTRACTORS,
                       *extract_tables.EXTRACTORS):
         mentions.extend(extractor(lines, 0))

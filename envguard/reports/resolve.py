@@ -25,6 +25,7 @@ from envguard.reports import (
 )
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
+    BUILT_FOR_TORCH_KEY,
     CUDNN_MAJOR_KEY,
     CUDNN_REQUIRED_KEY,
     GPU_SAID_KEY,
@@ -375,6 +376,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     ngc = get("ngc")
     if ngc is not None:
         environment[NGC_RELEASE_KEY] = stated(ngc.value, ngc.source)
+    built = get("built_for_torch")
+    if built is not None:
+        environment[BUILT_FOR_TORCH_KEY] = stated(built.key, built.value, built.source)
     said = min((m for m in r.mentions if m.kind == extract_builds.GPU_PRESENT), key=lambda m: (-m.tier, m.line),
                default=None)
     if said is not None:

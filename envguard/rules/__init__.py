@@ -32,6 +32,7 @@ from envguard.rules.paddle_cudnn import PaddleCudnnRule
 from envguard.rules.release_arch import ReleaseArchRule
 from envguard.rules.tf_arch import ReportedToolkitArchRule, TfToolkitArchRule
 from envguard.snapshot import (
+    BUILT_FOR_TORCH_KEY,
     CUDNN_REQUIRED_KEY,
     NGC_RELEASE_KEY,
     ONLY_TORCH_INDEX_KEY,
@@ -114,6 +115,9 @@ ALL_RULES: tuple[Rule, ...] = (
     OnErrorLines("envguard.rules.cudnn_major:CudnnMajorRule", "cudnn-major",
                  "a cuDNN library the report shows missing has the major of the environment's cuDNN"),
     ToolkitRule(),
+    OnErrorLines("envguard.rules.built_for:BuiltForTorchRule", "built-for-torch",
+                 "compiled torch extensions (mmcv-full, PyG) were built for the installed torch release",
+                 key=BUILT_FOR_TORCH_KEY),
     OnErrorLines("envguard.rules.ngc:NgcDriverRule", "ngc-driver",
                  "the driver meets the floor of the NGC container release the report names", key=NGC_RELEASE_KEY),
     OnErrorLines("envguard.rules.signatures:SignatureRule", "signatures",
