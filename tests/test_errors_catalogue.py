@@ -564,6 +564,14 @@ LINES: list[tuple[str, Expected]] = [
     ("external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable to load "
      "NCCL library. Multi-GPU collectives will not work.;", {'nccl-library-unloadable': {}}),
     ("RCCL operation ncclGetUniqueId failed: Unable to load NCCL library", {}),
+    # NVIDIA-ISAAC-ROS/isaac_ros_common#126: the NVIDIA Container Runtime's wording, with the host's CUDA
+    ("docker: Error response from daemon: failed to create task for container: failed to create shim task: OCI "
+     "runtime create failed: failed to create NVIDIA Container Runtime: failed to construct OCI spec modifier: "
+     "requirements not met: unsatisfied condition: cuda>=12.2 (cuda=11.4): unknown.",
+     {'nvidia-container-cli-cuda-requirement': {"required_cuda": "12.2", "driver_cuda": "11.4"}}),
+    # bitsandbytes-foundation/bitsandbytes#1510: 0.45 on Windows with torch's CUDA 12.8 (no cuda128 binary yet)
+    ("Could not find the bitsandbytes CUDA binary at WindowsPath('A:/ai/comfy_me/ComfyUI/venv/lib/site-packages/"
+     "bitsandbytes/libbitsandbytes_cuda128.dll')", {'bitsandbytes-no-binary-for-cuda': {}}),
     # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
     ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
      "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "

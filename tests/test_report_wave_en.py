@@ -103,3 +103,25 @@ def test_nccl_s_driver_line_and_a_cut_arch_warning() -> None:
     snapshot = first_snapshot(NCCL_LOG)
     assert isinstance(snapshot.driver, DriverInfo) and snapshot.driver.cuda_driver_version == "12.8"
     assert "arch-unsupported" in error_codes(NCCL_LOG)
+
+
+# tensorflow/tensorflow#61326 (held-out case 2924): the form's "CUDA/cuDNN version" answered with the packages' versions
+CUDNN_FLAVOUR = """### TensorFlow version
+
+v2.13.0-rc2-7-g1cb1a030a62 2.13.0
+
+### CUDA/cuDNN version
+
+11.8.0-1/8.9.3.28-1+cuda12.1
+"""
+
+
+def test_a_cudnn_package_built_for_another_cuda_major() -> None:
+    snapshot = first_snapshot(CUDNN_FLAVOUR)
+    assert [t.version.startswith("11.8") for t in snapshot.toolkit_list()] == [True]
+    found = [f for f in findings(CUDNN_FLAVOUR) if f.code == "cudnn-mismatch"]
+    assert found and found[0].severity is Severity.ERROR and "built for CUDA 12.1" in found[0].message
+    # dpkg -l's row of the same shape, with a toolkit of the same major: nothing to say (tensorflow/build#221)
+    same = ("ii  libcudnn8  8.9.6.50-1+cuda12.2  amd64  cuDNN runtime libraries\nCUDA Version: 12.2\n"
+            "nvcc: release 12.2\n")
+    assert not [f for f in findings(same) if f.code == "cudnn-mismatch" and "built for CUDA" in f.message]

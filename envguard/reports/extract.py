@@ -165,6 +165,12 @@ _LABELLED_VERSION = re.compile(r"\b(cudnn|cuda)\s{0,2}(?:version)?\s{0,2}[:=]?\s
                                re.IGNORECASE)
 
 
+#: A Debian package version with NVIDIA's CUDA flavour: "8.9.3.28-1+cuda12.1" (version, then the CUDA).
+_DEB_FLAVOUR = re.compile(r"\b(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})\b")
+#: The mention kind of a cuDNN system package and the CUDA it was built for (key).
+CUDNN_PACKAGE = "cudnn_package"
+
+
 #: NVIDIA's cuDNN archive name: the CUDA it is for, then its own version ("cudnn-11.2-windows-x64-v8.1.0.77",
 #: "cudnn-linux-x86_64-8.9.7.29_cuda12-archive" is the newer shape and names no CUDA minor).
 _CUDNN_ARCHIVE = re.compile(r"\bcudnn-(\d{1,2}\.\d)-(?:windows|linux)[\w-]{0,20}?-v(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)",
@@ -203,6 +209,16 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
             # torch.backends.cudnn.version()'s integer: 8902 -> 8.9.2, 90100 -> 9.1.0 (cudnn.h CUDNN_VERSION)
             yield Mention("cudnn", parsers.decode_cudnn_int(int(value)) or "", line, tier, how)
     elif kind == "cuda_cudnn":
+        # NOTE: a Debian package version names the CUDA the package was built for ("8.9.3.28-1+cuda12.1", the
+        # libcudnn8 of NVIDIA's repository; tensorflow/tensorflow's form answered "11.8.0-1/8.9.3.28-1+cuda12.1"):
+        # that CUDA is the cuDNN package's, not the system's
+        packaged = [(number, cuda) for number, cuda in _DEB_FLAVOUR.findall(value)
+                    if re.match(r"[5-9]\.\d{1,2}\.\d", number)]
+        for number, cuda in packaged:
+            yield Mention("cudnn", number, line, tier, how)
+            yield Mention(CUDNN_PACKAGE, number, line, tier, how, cuda)
+        if packaged:
+            value = _DEB_FLAVOUR.sub(lambda m: "" if m.group(1) == packaged[0][0] else m.group(1), value)
         labelled = {label.lower(): number for label, number in _LABELLED_VERSION.findall(value)}
         archive = _CUDNN_ARCHIVE.search(value)
         if archive:
@@ -515,8 +531,9 @@ _IMG_PADDLE = re.compile(r"(paddle:|(?<![\w.:/-]))(\d\.\d{1,2}\.\d{1,2})-gpu-cud
 #: tritonserver:21.10-py3-sdk); not nvcr.io/nvidia/cuda, whose tags are CUDA releases (12.4.1-...).
 _IMG_NGC = re.compile(r"\bnvcr\.io/nvidia/(?!cuda:)([a-z][\w.-]{1,40}):(\d{2}\.\d{2})-[\w.-]{0,40}")
 #: "JetPack 4.6.1", "Jetpack Version: 5.1.2", a bare major ("JetPack 6", "Jetpack<6": the comparator kept), "L4T R32.7.1".
-_JETSON = re.compile(r"\b(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?(?:\W{0,6}(\d\.\d(?:\.\d)?)|\s{0,2}([<>]=?)?\s{0,2}"
-                     r"(\d)(?![\d.]))|\bL4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
+#: (ASCII word edges: "我的Xavier是JETPACK5.1.5" has a CJK letter right before it, which \b counts as a word character.)
+_JETSON = re.compile(r"(?<![0-9A-Za-z_])(?:JetPack|Jetpack|JETPACK)(?:\s{1,2}Version)?(?:\W{0,6}(\d\.\d(?:\.\d)?)|"
+                     r"\s{0,2}([<>]=?)?\s{0,2}(\d)(?![\d.]))|(?<![0-9A-Za-z_])L4T\s{0,2}:?\s{0,2}R?(\d{2}\.\d(?:\.\d)?)")
 #: The interactive interpreter's banner: "Python 3.7.5 (default, Oct 25 2019, 15:51:11)" / "... on linux".
 _REPL = re.compile(r"^Python (3\.\d{1,2}\.\d{1,3})(?:[a-z]{1,2}\d{0,2})?\+? \((?:[^()]{0,120})\)")
 _REPL_OS = re.compile(r"^\[[^\]]{1,200}\](?: :: [\w ,.]{1,60})? on (linux|win32|darwin)\s*$")

@@ -53,7 +53,7 @@ _NCCL_SEEN = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?[\"'`]{0,3}[^()]{0,60
 #: dpkg -l: "ii  libcudnn8  8.9.6.50-1+cuda12.2  amd64  cuDNN runtime libraries" (tensorflow/build#221),
 #: "ii  libcudnn9-cuda-12  9.1.0.70-1  amd64".
 _DPKG_CUDNN = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}libcudnn(\d{1,2})(?:-cuda-\d{1,2})?(?::amd64|:arm64)?\s{1,80}"
-                         r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\+cuda\d{1,2}\.\d{1,2})?(?:\s|$)")
+                         r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\+cuda(\d{1,2}\.\d{1,2}))?(?:\s|$)")
 #: rpm -qa: NVIDIA's repositories' "libcudnn8-8.9.7.29-1.cuda12.2.x86_64", "libcudnn9-cuda-12-9.1.0.70-1.x86_64", and
 #: Fedora's Terra "cuda-cudnn-1:9.21.1.3-1.fc43.x86_64" (terrapkg/packages#11766: epoch, version, release, arch).
 _RPM_CUDNN = re.compile(r"^\s{0,4}(?:libcudnn(\d{1,2})(?:-cuda-\d{1,2})?|cuda-cudnn)(?:-devel)?-(?:\d{1,2}:)?"
@@ -122,6 +122,9 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         cudnn = _DPKG_CUDNN.match(line) if "libcudnn" in line else None
         if cudnn and cudnn.group(2).startswith(cudnn.group(1) + "."):
             yield Mention("cudnn", cudnn.group(2), offset + i + 1, TOOL, f"dpkg: libcudnn{cudnn.group(1)}")
+            if cudnn.group(3):
+                yield Mention("cudnn_package", cudnn.group(2), offset + i + 1, TOOL, f"dpkg: libcudnn{cudnn.group(1)}",
+                              cudnn.group(3))
             continue
         rpm = _RPM_CUDNN.match(line) if "cudnn" in line else None
         if rpm and (rpm.group(1) is None or rpm.group(2).startswith(rpm.group(1) + ".")):
@@ -326,6 +329,11 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):
         package = m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else "nccl"
         libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, package_source(package, m.key), m.value or None))
+    for m in sorted((m for m in found if m.kind == "cudnn_package"), key=lambda m: (-m.tier, m.line))[:1]:
+        # a cuDNN system package built for one CUDA ("libcudnn8 8.9.3.28-1+cuda12.1")
+        major = m.value.split(".")[0]
+        package = m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else f"libcudnn{major}"
+        libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, package_source(package, m.key), m.value))
     for m in (m for m in found if m.kind == "cudnn_loaded"):
         major = m.value.split(".")[0]
         libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, f"{LOADED}:{m.key}" if m.key else LOADED,

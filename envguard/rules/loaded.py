@@ -23,6 +23,9 @@ LOADED = "loaded"
 #: NCCL's install guide: the libnccl2/libnccl-dev packages are built per CUDA version ("2.4.8-1+cuda10.0"),
 #: and the one for the installed CUDA is to be used.
 NCCL_INSTALL_GUIDE = "https://docs.nvidia.com/deeplearning/nccl/install-guide/index.html"
+#: cuDNN's Linux packages come per CUDA major ("libcudnn8=${cudnn_version}-1+${cuda_version}", cuDNN 8.9 install
+#: guide; cuDNN 9: libcudnn9-cuda-11 / libcudnn9-cuda-12).
+CUDNN_INSTALL_GUIDE = "https://docs.nvidia.com/deeplearning/cudnn/archives/cudnn-890/install-guide/index.html"
 #: ncclGetVersion() reports the version of the libnccl that is loaded (what torch.cuda.nccl.version() returns).
 NCCL_GET_VERSION = "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api/comms.html#ncclgetversion"
 #: PaddlePaddle prints the cuDNN it loaded (cudnnGetVersion) and compares it with the one it was compiled with.
@@ -57,6 +60,7 @@ class LoadedLibraryRule:
         yield from self._nccl_not_the_wheel(snapshot)
         yield from self._nccl_older_than_the_release(snapshot, matrices)
         yield from self._nccl_package_cuda(snapshot)
+        yield from self._cudnn_package_cuda(snapshot)
         yield from self._cudnn_loaded(snapshot)
         yield from _nccl_graph_capture(snapshot, matrices)
 
@@ -151,6 +155,35 @@ class LoadedLibraryRule:
                     NCCL_INSTALL_GUIDE, "nccl",
                 )
                 return
+
+    @staticmethod
+    def _cudnn_package_cuda(snapshot: Snapshot) -> Iterator[Finding]:
+        """A cuDNN system package built for another CUDA major than the system's CUDA toolkit."""
+        toolkits = snapshot.toolkit_list()
+        lib = next((lib for lib in snapshot.libraries if lib.name == "cudnn" and package_cuda(lib)), None)
+        if lib is None or not toolkits:
+            return
+        cuda = package_cuda(lib)
+        nv = version(cuda)
+        for tk in toolkits:
+            tv = version(tk.version)
+            if nv is None or tv is None or tv.major == nv.major:
+                continue
+            package = lib.source.removeprefix("package:").split("+", 1)[0]
+            major = (lib.version or "8").split(".")[0]
+            yield Finding(
+                "cudnn-mismatch", Severity.ERROR,
+                f"The cuDNN package ({package} {lib.version}) is built for CUDA {cuda}, but the system's CUDA is "
+                f"{tk.version}: NVIDIA builds cuDNN per CUDA major, and the CUDA {nv.major} build links that major's "
+                f"cuBLAS (libcublasLt.so.{nv.major}), which a CUDA {tv.major} install does not have.",
+                (ev("cuDNN package", f"{lib.version} (built for CUDA {cuda})", lib.path),
+                 ev("CUDA toolkit", tk.version, tk.source)),
+                f"install the cuDNN package built for CUDA {tv.major}: sudo apt install "
+                f"libcudnn{major}={lib.version}-1+cuda{tv.major}.<minor>  # apt-cache madison libcudnn{major} lists "
+                f"them (cuDNN 9: libcudnn9-cuda-{tv.major})",
+                CUDNN_INSTALL_GUIDE, "cudnn",
+            )
+            return
 
     @staticmethod
     def _cudnn_loaded(snapshot: Snapshot) -> Iterator[Finding]:
