@@ -572,6 +572,14 @@ LINES: list[tuple[str, Expected]] = [
     # bitsandbytes-foundation/bitsandbytes#1510: 0.45 on Windows with torch's CUDA 12.8 (no cuda128 binary yet)
     ("Could not find the bitsandbytes CUDA binary at WindowsPath('A:/ai/comfy_me/ComfyUI/venv/lib/site-packages/"
      "bitsandbytes/libbitsandbytes_cuda128.dll')", {'bitsandbytes-no-binary-for-cuda': {}}),
+    # facebookresearch/pytorch3d#183 and pyg-team/pytorch_geometric#4709: conda's Python conflict, two lines
+    ("to be incompatible with the existing python installation in your environment:",
+     {'conda-spec-incompatible-with-python': {}}),
+    ("Your python: python=3.10", {'conda-your-python': {"python": "3.10"}}),
+    # pytorch/pytorch#90673: conda's pytorch-cuda=11.7 with libcusparse 12 pulled in
+    ("ImportError: /fsx/conda/envs/test_libcusparse/lib/python3.10/site-packages/torch/lib/libtorch_cuda_cu.so: "
+     "undefined symbol: cusparseSpSM_analysis, version libcusparse.so.11",
+     {'cuda-math-library-symbol-version-mismatch': {"symbol": "cusparseSpSM_analysis"}}),
     # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
     ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
      "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "

@@ -36,7 +36,7 @@ from envguard.reports.extract_builds import (
     GPU_WANTED,
 )
 from envguard.reports.extract_conda_forge import TORCH_CHANNEL, TORCH_CONDA_BUILD
-from envguard.reports.mentions import PROSE, Mention
+from envguard.reports.mentions import MESSAGE, PROSE, Mention
 from envguard.snapshot import UNKNOWN_VERSION, FrameworkBuild, normalize_name, stated_parts
 
 #: JAX's supported-platforms table: NVIDIA GPU on "Windows, x86_64" is "no" (older pages: "n/a"); CUDA jaxlib and
@@ -160,11 +160,25 @@ def _one(build: FrameworkBuild, mentions: list[Mention], system: str | None, gpu
         # NOTE: a CUDA toolkit someone installed (nvcc's own output, not a sentence) is for GPU work
         # (pytorch/pytorch#49325: nvcc 10.2 beside torch 1.7.1+cpu on Windows)
         build = replace(build, gpu_intent=f"the CUDA toolkit installed, nvcc {nvcc.value} ({nvcc.source})")
+    elif (toolkit := _conda_cuda_package(mentions)) is not None:
+        # NOTE: a CUDA runtime package in the same conda environment (cudatoolkit, pytorch-cuda, cuda-runtime) was
+        # installed for GPU work (conda-forge's CPU pytorch beside cudatoolkit 11.8.0: stschubert/VPR_Tutorial#11)
+        build = replace(build, gpu_intent=f"{toolkit.key} {toolkit.value} installed beside it ({toolkit.source})")
     elif (wanted := _best(mentions, GPU_WANTED, name)) is not None:
         # NOTE: the weakest: a sentence saying the GPU build was wanted ("installs cpu versions of pytorch and
         # torchvision instead of gpu ones", chemprop/chemprop#183)
         build = replace(build, gpu_intent=f"{wanted.value} ({wanted.source})")
     return build
+
+
+#: conda's CUDA runtime packages: what a conda environment holds for a CUDA build of a framework.
+_CONDA_CUDA_PACKAGES = ("cudatoolkit", "pytorch-cuda", "cuda-runtime", "cuda-toolkit", "cuda-cudart")
+
+
+def _conda_cuda_package(mentions: list[Mention]) -> Mention | None:
+    """A CUDA runtime package a conda listing or transaction shows installed."""
+    return next((m for m in mentions if m.kind == "package" and m.key in _CONDA_CUDA_PACKAGES and m.tier >= MESSAGE
+                 and m.how.startswith(("conda", "package list", "pixi"))), None)
 
 
 #: NVIDIA's CUDA user-space wheels (what tensorflow[and-cuda], jax[cuda12] and the CUDA torch wheels pull in):
