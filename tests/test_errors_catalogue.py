@@ -580,6 +580,8 @@ LINES: list[tuple[str, Expected]] = [
     ("ImportError: /fsx/conda/envs/test_libcusparse/lib/python3.10/site-packages/torch/lib/libtorch_cuda_cu.so: "
      "undefined symbol: cusparseSpSM_analysis, version libcusparse.so.11",
      {'cuda-math-library-symbol-version-mismatch': {"symbol": "cusparseSpSM_analysis"}}),
+    # PaddlePaddle/FastDeploy#362: the missing DLL said in Chinese ("zlibwapi.dll cannot be found")
+    ("提示zlibwapi.dll找不到，这个是干嘛用的？", {'cudnn-zlibwapi-missing': {}}),
     # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
     ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
      "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "

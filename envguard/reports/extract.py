@@ -165,6 +165,10 @@ _LABELLED_VERSION = re.compile(r"\b(cudnn|cuda)\s{0,2}(?:version)?\s{0,2}[:=]?\s
                                re.IGNORECASE)
 
 
+#: The newer archive name: its own version, then the CUDA major ("cudnn-windows-x86_64-8.6.0.163_cuda11-archive",
+#: "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz").
+_CUDNN_ARCHIVE_NEW = re.compile(r"\bcudnn-(?:windows|linux)-[\w]{3,8}-(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)_cuda(\d{2})"
+                                r"-archive\b", re.IGNORECASE)
 #: A Debian package version with NVIDIA's CUDA flavour: "8.9.3.28-1+cuda12.1" (version, then the CUDA).
 _DEB_FLAVOUR = re.compile(r"\b(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}\+cuda(\d{1,2}\.\d{1,2})\b")
 #: The mention kind of a cuDNN system package and the CUDA it was built for (key).
@@ -930,6 +934,13 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             hosted = _P_HOSTED.search(sentence)
             if hosted and stated(hosted):
                 yield Mention("hosted", hosted.group(0), n, PROSE, "text (hosted notebook)")
+            archive = (_CUDNN_ARCHIVE.search(sentence) or _CUDNN_ARCHIVE_NEW.search(sentence)) \
+                if "cudnn-" in sentence.lower() else None
+            if archive:
+                # NVIDIA's cuDNN archive named as what was installed: its cuDNN version ("cudnn-11.2-windows-x64-
+                # v8.1.0.77", "cudnn-windows-x86_64-8.6.0.163_cuda11-archive")
+                number = archive.group(2) if archive.re is _CUDNN_ARCHIVE else archive.group(1)
+                yield Mention("cudnn", number, n, PROSE, "text (cuDNN archive name)")
             major = _P_CUDNN_MAJOR.search(sentence) if "cudnn" in sentence.lower() else None
             if major and stated(major):
                 yield Mention(CUDNN_MAJOR, major.group(1), n, PROSE, "text (cuDNN major)")

@@ -527,6 +527,13 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
                 accel = "cuda" if with_cuda.value == "true" else "cpu"
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
             text = r.get("cuda_text")
+            if (accel is None and gpu_seen and text is not None and any(m.kind == "cudnn" for m in r.mentions)
+                    and _at_least_minor(build.version, 2)):
+                # NOTE: "paddle=2.2.2 / cuda 10.2 / cudnn 7.6.5 / NVIDIA A30" (PaddlePaddle/Paddle, 2023): a Paddle
+                # report naming the machine's CUDA and cuDNN beside its GPU is about a GPU Paddle; a 2.x GPU wheel
+                # loads the system CUDA and cuDNN (Paddle's install guide picks the wheel by them)
+                accel = "cuda"
+                build = replace(build, accelerator=accel)
             if accel == "cuda" and build.cuda is None and text is not None and re.match(r"\d{1,2}\.\d", text.value):
                 # NOTE: as for torch: the CUDA a report names beside a GPU Paddle of unknown CUDA is the one it runs
                 # (Paddle 2.x GPU wheels load the system CUDA; the install table picks the wheel by that CUDA)
@@ -618,6 +625,12 @@ def _torch_facts(r: Resolved, build: FrameworkBuild, torch_m: Mention, system: s
 _TORCH_KINDS = frozenset({"torch", "torch_prose", "torch_message"})
 _TF_KINDS = frozenset({"tf", "tf_prose", "tf_message"})
 _FRAMEWORK_PACKAGES = frozenset({"torch", "pytorch", "jaxlib", "paddlepaddle", "paddlepaddle-gpu"})
+
+
+def _at_least_minor(version: str, major: int) -> bool:
+    """Whether ``version`` ("2.2.2", "2.6.1.post117") is of release ``major`` (2.x for Paddle's system-CUDA wheels)."""
+    found = re.match(r"(\d{1,2})\.", version)
+    return found is not None and int(found.group(1)) == major
 
 
 def _tf_template_cuda(r: Resolved) -> bool:

@@ -44,6 +44,9 @@ class PaddleBannerArchRule:
             first = matrices.gpu_arch.first_cuda_of_major(cc) if row is not None else None
             if row is None or have is None or first is None or (have.major, have.minor) >= (first.major, first.minor):
                 continue
+            paddle = snapshot.framework("paddle")
+            if paddle is not None and paddle.cuda and version(paddle.cuda) == have:
+                continue  # the build itself is known to be this CUDA's: the build's architecture rule judges it
             yield Finding(
                 "arch-unsupported", Severity.ERROR,
                 f"Paddle runs on CUDA {runtime} (its banner's Runtime API Version) on a GPU of compute capability "
