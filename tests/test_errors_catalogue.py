@@ -582,6 +582,9 @@ LINES: list[tuple[str, Expected]] = [
      {'cuda-math-library-symbol-version-mismatch': {"symbol": "cusparseSpSM_analysis"}}),
     # PaddlePaddle/FastDeploy#362: the missing DLL said in Chinese ("zlibwapi.dll cannot be found")
     ("提示zlibwapi.dll找不到，这个是干嘛用的？", {'cudnn-zlibwapi-missing': {}}),
+    # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
+    ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
+     {'paddle-not-compiled-with-cuda': {}}),
     # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
     ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
      "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "
