@@ -585,6 +585,9 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
     ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
      {'paddle-not-compiled-with-cuda': {}}),
+    # microsoft/onnxruntime#22523: onnxruntime on Python 3.13 before its cp313 wheels
+    ("ERROR: Could not find a version that satisfies the requirement onnxruntime (from versions: none)",
+     {'pip-no-distribution-for-framework': {}}),
     # KoljaB/RealtimeSTT#2: a cu118 torch with a CUDA 11.7 torchaudio
     ("> RuntimeError: Detected that PyTorch and TorchAudio were compiled with different CUDA versions. PyTorch has "
      "CUDA version 11.8 whereas TorchAudio has CUDA version 11.7. Please install the TorchAudio version that matches "

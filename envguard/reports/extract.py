@@ -836,8 +836,10 @@ _P_GPU = re.compile(
 )
 #: (ASCII word edges, not \b: "在win10下" has CJK letters on both sides, which \b counts as word characters.)
 _P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|(?:Server\s{1,2})?20(?:0[38]|1[269]|2[25]))|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
-                   r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
+                   r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian(?:\s{1,2}GNU/Linux)?\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
                    r"Rocky\s{1,2}Linux\s{0,2}\d|RHEL\s{0,2}\d|Arch\s{1,2}Linux)(?![0-9A-Za-z_])", re.IGNORECASE)
+_OS_CHOICES = re.compile(r"(?:Linux|Windows|mac\s?OS|Ubuntu)\s{0,2}[/、,|]\s{0,2}(?:Linux|Windows|mac\s?OS|Ubuntu)"
+                         r"(?:\s{0,2}[/、,|]\s{0,2}(?:Linux|Windows|mac\s?OS|Ubuntu))?", re.IGNORECASE)
 #: A hosted notebook service whose machines run Linux: Google Colab(oratory), Kaggle notebooks/kernels.
 _P_HOSTED = re.compile(r"(?<![0-9A-Za-z_])(?:Google\s{1,2}Colab(?:oratory)?|Colab(?:oratory)?|Kaggle(?:\s{1,2}"
                        r"(?:notebooks?|kernels?))?)(?![0-9A-Za-z_])", re.IGNORECASE)
@@ -929,6 +931,10 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention("driver_cuda", parsers.decode_cuda_driver_int(int(cuda_int.group(1))) or "", n, PROSE,
                               f"text (CUDA {cuda_int.group(1)})")
             system = _P_OS.search(sentence)
+            # NOTE: a template's list of choices is no answer: "如Linux/Windows/MacOS" ("e.g. Linux/Windows/MacOS",
+            # PaddlePaddle/PaddleX's issue form)
+            if system and _OS_CHOICES.search(sentence):
+                system = None
             if system and stated(system):
                 yield Mention("os", system.group(1), n, PROSE, "text")
             hosted = _P_HOSTED.search(sentence)
