@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from envguard.findings import Severity
 from envguard.reports import parse_environments
-from envguard.snapshot import DriverInfo, PythonInfo
+from envguard.snapshot import CUDNN_MAJOR_KEY, DriverInfo, PythonInfo, Unavailable
 from tests.reports import error_codes, findings, first_snapshot
 
 # oobabooga/text-generation-webui (2025): the update wizard's swap (kept case 2755)
@@ -125,3 +125,27 @@ def test_a_cudnn_package_built_for_another_cuda_major() -> None:
     same = ("ii  libcudnn8  8.9.6.50-1+cuda12.2  amd64  cuDNN runtime libraries\nCUDA Version: 12.2\n"
             "nvcc: release 12.2\n")
     assert not [f for f in findings(same) if f.code == "cudnn-mismatch" and "built for CUDA" in f.message]
+
+
+# conda-forge/jaxlib-feedstock#273 (held-out case 3130): conda's download table names the CPU jaxlib build, and
+# conda info's __cuda virtual package shows the machine's driver
+JAXLIB_CPU = """       virtual packages : __archspec=1=skylake
+                          __cuda=12.0=0
+    jaxlib-0.4.27              |cpu_py312h17e8b90_0        51.3 MB  conda-forge
+"""
+
+
+def test_a_conda_download_table_names_the_cpu_build() -> None:
+    jax = first_snapshot(JAXLIB_CPU).framework("jax")
+    assert jax is not None and jax.accelerator == "cpu"
+    assert "cpu-only-build" in error_codes(JAXLIB_CPU)
+
+
+# pytorch/pytorch#20844 (held-out case 3100): collect_env prints the library it found as the cuDNN version
+CUDNN_PATH = "cuDNN version: /usr/local/cuda-9.0/targets/x86_64-linux/lib/libcudnn.so.7\nPyTorch version: 1.1.0\n"
+
+
+def test_a_cudnn_path_gives_its_soname_not_its_folder() -> None:
+    snapshot = first_snapshot(CUDNN_PATH)
+    assert isinstance(snapshot.cudnn, Unavailable)
+    assert snapshot.environment.get(CUDNN_MAJOR_KEY, "").startswith("7")

@@ -205,6 +205,17 @@ def _value(kind: str, value: str, line: int, tier: int, how: str) -> Iterator[Me
             # "GeForce 960M, compute capability: 5.0" (tensorflow/tensorflow#38971's template answer)
             cc = _FIELD_CC.search(value)
             yield Mention("gpu", name.strip(), line, tier, how, f"|{cc.group(1)}" if cc else "")
+    elif kind == "cudnn" and re.search(r"[/\\]", value):
+        # NOTE: collect_env's "cuDNN version: /usr/local/cuda-9.0/targets/x86_64-linux/lib/libcudnn.so.7" (it
+        # prints the library it found when it cannot run it): the file's soname says the cuDNN, never the
+        # folder's "cuda-9.0" (pytorch/pytorch#20844's collect_env)
+        name = re.split(r"[/\\]", value)[-1]
+        version = parsers.version_from_soname(name)
+        major = re.fullmatch(r"(?:lib)?cudnn(?:64_|\.so\.)(\d{1,2})(?:\.dll)?", name)
+        if version:
+            yield Mention("cudnn", version, line, tier, how)
+        elif major:
+            yield Mention(CUDNN_MAJOR, major.group(1), line, tier, f"{how} (the library's soname)")
     elif kind == "cudnn":
         found = re.search(r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", value)
         if found:

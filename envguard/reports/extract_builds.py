@@ -271,16 +271,25 @@ def _self_report(lines: list[str], i: int, n: int) -> Iterator[Mention]:
             yield Mention("torch_cuda", cuda.group(2), n, TOOL, "interpreter: torch.version.cuda")
 
 
+_CONDA_DOWNLOAD_ROW = re.compile(r"^([A-Za-z0-9][\w.-]{0,60}?)-\d[\w.+!]{0,40}\s{1,30}\|\s{0,30}(\S{1,80})\s{1,30}"
+                                 r"\d[\d.]{0,8}\s{0,2}[KMG]B\b")
+
+
 def _conda_build(line: str, n: int) -> Iterator[Mention]:
     text = line.strip()
     if len(text) > 400:
         return
     row = _CONDA_ROW.match(text)
     plan = None if row else _CONDA_PLAN.match(text)
+    download = None if row or plan or "|" not in text else _CONDA_DOWNLOAD_ROW.match(text)
     if row:
         name, build = normalize_name(row.group(1)), row.group(3)
     elif plan:
         name, build = normalize_name(plan.group(1)), plan.group(4)
+    elif download:
+        # conda's "The following packages will be downloaded" table: "jaxlib-0.4.27 | cpu_py312h17e8b90_0  51.3 MB"
+        # (conda-forge/jaxlib-feedstock#273)
+        name, build = normalize_name(download.group(1)), download.group(2)
     else:
         return
     framework = _FRAMEWORK_OF.get(name)

@@ -64,6 +64,10 @@ class ReportedCpuBuildRule:
         driver = snapshot.driver
         if not isinstance(driver, Unavailable) and driver.version:
             return ev("NVIDIA driver", driver.version, driver.source)
+        if not isinstance(driver, Unavailable) and driver.cuda_driver_version:
+            # NOTE: a driver known only by the CUDA it supports (conda info's __cuda=12.0 virtual package, NCCL's
+            # cudaDriverVersion) is still an NVIDIA driver on the machine
+            return ev("NVIDIA driver", f"supports CUDA {driver.cuda_driver_version}", driver.source)
         if build.gpu_intent:
             value, _, where = build.gpu_intent.partition(" (")
             return ev("meant for a GPU", value, where.removesuffix(")") or "report")
