@@ -54,6 +54,8 @@ _NCCL_SEEN = re.compile(r"torch\.cuda\.nccl\.version\(\)\)?[\"'`]{0,3}[^()]{0,60
 #: "ii  libcudnn9-cuda-12  9.1.0.70-1  amd64".
 _DPKG_CUDNN = re.compile(r"^\s{0,4}[a-z]{2}\s{1,8}libcudnn(\d{1,2})(?:-cuda-\d{1,2})?(?::amd64|:arm64)?\s{1,80}"
                          r"(\d{1,2}\.\d{1,2}\.\d{1,3}(?:\.\d{1,3})?)-\d{1,3}(?:\+cuda(\d{1,2}\.\d{1,2}))?(?:\s|$)")
+#: ls -l of a library folder: a regular file (not a link) named with cuDNN's full version.
+_LS_CUDNN = re.compile(r"^\s{0,4}-[rwx-]{9}\.?\s.{0,120}?[\s/]libcudnn\.so\.(\d{1,2}\.\d{1,2}\.\d{1,3})\s*$")
 #: rpm -qa: NVIDIA's repositories' "libcudnn8-8.9.7.29-1.cuda12.2.x86_64", "libcudnn9-cuda-12-9.1.0.70-1.x86_64", and
 #: Fedora's Terra "cuda-cudnn-1:9.21.1.3-1.fc43.x86_64" (terrapkg/packages#11766: epoch, version, release, arch).
 _RPM_CUDNN = re.compile(r"^\s{0,4}(?:libcudnn(\d{1,2})(?:-cuda-\d{1,2})?|cuda-cudnn)(?:-devel)?-(?:\d{1,2}:)?"
@@ -119,6 +121,12 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
                 where = runtime.group(1) or ""
                 yield Mention("paddle_runtime", runtime.group(2), offset + i + 1, MESSAGE,
                               f"PaddlePaddle start-up line{f' ({where})' if where else ''}", where)
+        listed = _LS_CUDNN.match(line) if "libcudnn.so." in line else None
+        if listed:
+            # "-rw-r--r-- 1 root root 125136 Nov 22 08:48 /usr/lib/x86_64-linux-gnu/libcudnn.so.9.6.0" (ls -l of the
+            # library folder; Steffenhir/GraXpert#205, a cuDNN 9.6.0 deb install): the cuDNN installed there
+            yield Mention("cudnn", listed.group(1), offset + i + 1, TOOL, "ls: libcudnn.so." + listed.group(1))
+            continue
         cudnn = _DPKG_CUDNN.match(line) if "libcudnn" in line else None
         if cudnn and cudnn.group(2).startswith(cudnn.group(1) + "."):
             yield Mention("cudnn", cudnn.group(2), offset + i + 1, TOOL, f"dpkg: libcudnn{cudnn.group(1)}")
