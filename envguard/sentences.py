@@ -12,6 +12,7 @@ paragraph costs linear time and a hedge near one version does not silence the wh
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -106,12 +107,14 @@ _FIXED = re.compile(r"\b(?:fix(?:e[sd])?|fixing|solv(?:e[sd]?|ing)|resolv(?:e[sd
                     r"help(?:s|ed)?)\b", re.IGNORECASE)
 
 
-def transitions(sentence: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+@functools.lru_cache(maxsize=512)
+def transitions(sentence: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
     """The (start, end) of the version each change in ``sentence`` left behind, and of the one it did not: the
     version before the change is the one left behind, unless the sentence says the change fixed the failure (then the
-    report's failure ran on the version before it, and the one after it is left behind)."""
+    report's failure ran on the version before it, and the one after it is left behind). Cached: every extractor
+    that reads a version in prose asks about the same sentence."""
     if not any(mark in sentence for mark in ("->", "→", "=>")) and not _CHANGE_VERB.search(sentence):
-        return []
+        return ()
     out = []
     for found in _TRANSITION.finditer(sentence):
         form = next(f for f in "abc" if found.group(f"{f}_old") is not None)
@@ -119,7 +122,7 @@ def transitions(sentence: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
             continue
         old, new = found.span(f"{form}_old"), found.span(f"{form}_new")
         out.append((new, old) if _fixed(sentence, found.end()) else (old, new))
-    return out
+    return tuple(out)
 
 
 #: A negation right before the fix word: "... but it still doesn't work", "did not help".

@@ -124,8 +124,8 @@ def test_a_change_leaves_the_version_before_it_behind() -> None:
 
 
 def test_a_range_is_no_change() -> None:
-    assert transitions("torch supports Python from 3.8 to 3.11") == []
-    assert transitions("CUDA 11.8 and cuDNN 8.9 are installed") == []
+    assert transitions("torch supports Python from 3.8 to 3.11") == ()
+    assert transitions("CUDA 11.8 and cuDNN 8.9 are installed") == ()
 
 
 def test_kept_for_names_the_version_that_replaced_it() -> None:

@@ -320,6 +320,11 @@ def package_cuda(lib: SharedLibrary) -> str | None:
     return cuda or None
 
 
+def _listed_package(m: Mention, default: str) -> str:
+    """The system package a dpkg or rpm row names ("dpkg: libnccl2" → "libnccl2"), else ``default``."""
+    return m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else default
+
+
 def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     """The snapshot with the loaded libraries, NCCL packages and Paddle build facts the mentions give."""
     found = [m for m in mentions if m.value or m.kind == "nccl_package"]
@@ -335,12 +340,12 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
         elif "+" in value and "+" not in (libs[twin].version or ""):
             libs[twin] = replace(libs[twin], version=value)
     for m in sorted((m for m in found if m.kind == "nccl_package"), key=lambda m: (-m.tier, m.line)):
-        package = m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else "nccl"
+        package = _listed_package(m, "nccl")
         libs.append(SharedLibrary("nccl", "libnccl.so.2", m.source, package_source(package, m.key), m.value or None))
     for m in sorted((m for m in found if m.kind == "cudnn_package"), key=lambda m: (-m.tier, m.line))[:1]:
         # a cuDNN system package built for one CUDA ("libcudnn8 8.9.3.28-1+cuda12.1")
         major = m.value.split(".")[0]
-        package = m.how.split(": ", 1)[1] if m.how.startswith(("dpkg: ", "rpm: ")) else f"libcudnn{major}"
+        package = _listed_package(m, f"libcudnn{major}")
         libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, package_source(package, m.key), m.value))
     for m in (m for m in found if m.kind == "cudnn_loaded"):
         major = m.value.split(".")[0]

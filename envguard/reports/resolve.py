@@ -528,7 +528,7 @@ def _frameworks(r: Resolved, pkgs: dict[str, Mention], system: str | None, gpu_s
             build = replace(build, accelerator=accel, source=listed.source if listed else build.source)
             text = r.get("cuda_text")
             if (accel is None and gpu_seen and text is not None and any(m.kind == "cudnn" for m in r.mentions)
-                    and _at_least_minor(build.version, 2)):
+                    and _of_major(build.version, 2)):
                 # NOTE: "paddle=2.2.2 / cuda 10.2 / cudnn 7.6.5 / NVIDIA A30" (PaddlePaddle/Paddle, 2023): a Paddle
                 # report naming the machine's CUDA and cuDNN beside its GPU is about a GPU Paddle; a 2.x GPU wheel
                 # loads the system CUDA and cuDNN (Paddle's install guide picks the wheel by them)
@@ -627,7 +627,7 @@ _TF_KINDS = frozenset({"tf", "tf_prose", "tf_message"})
 _FRAMEWORK_PACKAGES = frozenset({"torch", "pytorch", "jaxlib", "paddlepaddle", "paddlepaddle-gpu"})
 
 
-def _at_least_minor(version: str, major: int) -> bool:
+def _of_major(version: str, major: int) -> bool:
     """Whether ``version`` ("2.2.2", "2.6.1.post117") is of release ``major`` (2.x for Paddle's system-CUDA wheels)."""
     found = re.match(r"(\d{1,2})\.", version)
     return found is not None and int(found.group(1)) == major

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from packaging.version import Version
+
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import CUDNN_CALL_FAILED, build_evidence, cuda_builds, ev, interpreter_source, version
-from envguard.snapshot import SharedLibrary, Snapshot, normalize_name
+from envguard.snapshot import CudaToolkit, SharedLibrary, Snapshot, normalize_name
 
 __all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
 
@@ -43,6 +45,26 @@ def package_cuda(lib: SharedLibrary) -> str | None:
         return None
     _, _, cuda = lib.source.partition("+cuda")
     return cuda or None
+
+
+def _package_off_major(snapshot: Snapshot, name: str) -> tuple[SharedLibrary, str, CudaToolkit, Version] | None:
+    """The first system package of library ``name`` built for another CUDA major than a CUDA toolkit the snapshot
+    names, with the CUDA it was built for, that toolkit and its parsed version; None when there is none."""
+    for lib in snapshot.libraries:
+        cuda = package_cuda(lib) if lib.name == name else None
+        built = version(cuda)
+        if cuda is None or built is None:
+            continue
+        for tk in snapshot.toolkit_list():
+            tv = version(tk.version)
+            if tv is not None and tv.major != built.major:
+                return lib, cuda, tk, tv
+    return None
+
+
+def _package_name(lib: SharedLibrary) -> str:
+    """The system package a library row came from ("package:libnccl2+cuda11.0" → "libnccl2")."""
+    return lib.source.removeprefix("package:").split("+", 1)[0]
 
 
 def _base(text: str | None) -> str:
@@ -129,61 +151,44 @@ class LoadedLibraryRule:
     @staticmethod
     def _nccl_package_cuda(snapshot: Snapshot) -> Iterator[Finding]:
         """A system NCCL package built for another CUDA major than the system's CUDA toolkit."""
-        toolkits = snapshot.toolkit_list()
-        if not toolkits:
+        off = _package_off_major(snapshot, "nccl")
+        if off is None:
             return
-        for lib in snapshot.libraries:
-            cuda = package_cuda(lib) if lib.name == "nccl" else None
-            nv = version(cuda)
-            if nv is None:
-                continue
-            for tk in toolkits:
-                tv = version(tk.version)
-                if tv is None or tv.major == nv.major:
-                    continue
-                package = lib.source.removeprefix("package:").split("+", 1)[0]
-                yield Finding(
-                    "nccl-mismatch", Severity.ERROR,
-                    f"The NCCL package ({package}{' ' + lib.version if lib.version else ''}) is built for CUDA "
-                    f"{cuda}, but the system's CUDA is {tk.version}: NVIDIA builds NCCL per CUDA version, and one "
-                    "for another CUDA major fails at run time (\"unhandled cuda error\").",
-                    (ev("NCCL package", f"{lib.version or 'version not reported'} (built for CUDA {cuda})", lib.path),
-                     ev("CUDA toolkit", tk.version, tk.source)),
-                    f"install the NCCL packages built for CUDA {tv.major}.{tv.minor}: "
-                    f"sudo apt install libnccl2=<version>-1+cuda{tv.major}.{tv.minor} "
-                    f"libnccl-dev=<version>-1+cuda{tv.major}.{tv.minor}  # apt-cache madison libnccl2 lists them",
-                    NCCL_INSTALL_GUIDE, "nccl",
-                )
-                return
+        lib, cuda, tk, tv = off
+        yield Finding(
+            "nccl-mismatch", Severity.ERROR,
+            f"The NCCL package ({_package_name(lib)}{' ' + lib.version if lib.version else ''}) is built for CUDA "
+            f"{cuda}, but the system's CUDA is {tk.version}: NVIDIA builds NCCL per CUDA version, and one "
+            "for another CUDA major fails at run time (\"unhandled cuda error\").",
+            (ev("NCCL package", f"{lib.version or 'version not reported'} (built for CUDA {cuda})", lib.path),
+             ev("CUDA toolkit", tk.version, tk.source)),
+            f"install the NCCL packages built for CUDA {tv.major}.{tv.minor}: "
+            f"sudo apt install libnccl2=<version>-1+cuda{tv.major}.{tv.minor} "
+            f"libnccl-dev=<version>-1+cuda{tv.major}.{tv.minor}  # apt-cache madison libnccl2 lists them",
+            NCCL_INSTALL_GUIDE, "nccl",
+        )
 
     @staticmethod
     def _cudnn_package_cuda(snapshot: Snapshot) -> Iterator[Finding]:
         """A cuDNN system package built for another CUDA major than the system's CUDA toolkit."""
-        toolkits = snapshot.toolkit_list()
-        lib = next((lib for lib in snapshot.libraries if lib.name == "cudnn" and package_cuda(lib)), None)
-        if lib is None or not toolkits:
+        off = _package_off_major(snapshot, "cudnn")
+        if off is None:
             return
-        cuda = package_cuda(lib)
-        nv = version(cuda)
-        for tk in toolkits:
-            tv = version(tk.version)
-            if nv is None or tv is None or tv.major == nv.major:
-                continue
-            package = lib.source.removeprefix("package:").split("+", 1)[0]
-            major = (lib.version or "8").split(".")[0]
-            yield Finding(
-                "cudnn-mismatch", Severity.ERROR,
-                f"The cuDNN package ({package} {lib.version}) is built for CUDA {cuda}, but the system's CUDA is "
-                f"{tk.version}: NVIDIA builds cuDNN per CUDA major, and the CUDA {nv.major} build links that major's "
-                f"cuBLAS (libcublasLt.so.{nv.major}), which a CUDA {tv.major} install does not have.",
-                (ev("cuDNN package", f"{lib.version} (built for CUDA {cuda})", lib.path),
-                 ev("CUDA toolkit", tk.version, tk.source)),
-                f"install the cuDNN package built for CUDA {tv.major}: sudo apt install "
-                f"libcudnn{major}={lib.version}-1+cuda{tv.major}.<minor>  # apt-cache madison libcudnn{major} lists "
-                f"them (cuDNN 9: libcudnn9-cuda-{tv.major})",
-                CUDNN_INSTALL_GUIDE, "cudnn",
-            )
-            return
+        lib, cuda, tk, tv = off
+        cuda_major = cuda.split(".")[0]
+        major = (lib.version or "8").split(".")[0]
+        yield Finding(
+            "cudnn-mismatch", Severity.ERROR,
+            f"The cuDNN package ({_package_name(lib)} {lib.version}) is built for CUDA {cuda}, but the system's CUDA "
+            f"is {tk.version}: NVIDIA builds cuDNN per CUDA major, and the CUDA {cuda_major} build links that major's "
+            f"cuBLAS (libcublasLt.so.{cuda_major}), which a CUDA {tv.major} install does not have.",
+            (ev("cuDNN package", f"{lib.version} (built for CUDA {cuda})", lib.path),
+             ev("CUDA toolkit", tk.version, tk.source)),
+            f"install the cuDNN package built for CUDA {tv.major}: sudo apt install "
+            f"libcudnn{major}={lib.version}-1+cuda{tv.major}.<minor>  # apt-cache madison libcudnn{major} lists "
+            f"them (cuDNN 9: libcudnn9-cuda-{tv.major})",
+            CUDNN_INSTALL_GUIDE, "cudnn",
+        )
 
     @staticmethod
     def _cudnn_loaded(snapshot: Snapshot) -> Iterator[Finding]:
