@@ -100,6 +100,17 @@ class CudaToolkit:
     build: str | None = None
 
 
+#: ``SharedLibrary.source`` of a library a framework reported loading ("loaded", or "loaded:torch" for one framework).
+LOADED_SOURCE = "loaded"
+#: ``SharedLibrary.source`` prefix of a library a system package (dpkg, rpm) installed.
+PACKAGE_SOURCE = "package:"
+
+
+def package_source(package: str, cuda: str) -> str:
+    """``SharedLibrary.source`` of a system package built for one CUDA: "package:libnccl2+cuda11.0"."""
+    return f"{PACKAGE_SOURCE}{package}+cuda{cuda}"
+
+
 @dataclass(frozen=True, slots=True)
 class SharedLibrary:
     """A CUDA-family shared library the dynamic loader (or a framework) would find."""
@@ -113,6 +124,14 @@ class SharedLibrary:
     source: str
     #: Full version when the file name or a header next to it tells (e.g. "9.1.0").
     version: str | None = None
+
+    @property
+    def package_cuda(self) -> str | None:
+        """The CUDA a system package was built for ("package:libnccl2+cuda11.0" → "11.0"), else None."""
+        if not self.source.startswith(PACKAGE_SOURCE):
+            return None
+        _, _, cuda = self.source.partition("+cuda")
+        return cuda or None
 
     @property
     def soname_major(self) -> int | None:

@@ -23,21 +23,20 @@ from envguard.probes import parsers
 from envguard.reports.mentions import MESSAGE, PROSE, TOOL, Mention
 from envguard.sentences import whole_words
 from envguard.snapshot import (
+    LOADED_SOURCE,
     NOT_REPORTED,
     ComponentVersion,
     FrameworkBuild,
     SharedLibrary,
     Snapshot,
     Unavailable,
+    package_source,
     stated,
 )
 
-__all__ = ["GENCODE_KEY", "LOADED", "PADDLE_RUNTIME_KEY", "attach", "from_signature", "library_facts", "package_source",
-           "paddle_cudnn_banner", "without_claimed"]
+__all__ = ["GENCODE_KEY", "PADDLE_RUNTIME_KEY", "attach", "from_signature", "library_facts", "paddle_cudnn_banner",
+           "without_claimed"]
 
-#: ``SharedLibrary.source`` of a library the running program itself reported using (``rules.loaded`` reads it).
-LOADED = "loaded"
-_PACKAGE = "package:"
 
 # torch.cuda.nccl.version(): "(2, 28, 9)" on the next line (REPL or `python -c`), an int on older torch (2708,
 # 21903), or "... torch.cuda.nccl.version()) is 2.19.3" in a sentence.
@@ -307,18 +306,6 @@ def without_claimed(mentions: list[Mention]) -> list[Mention]:
     return out
 
 
-def package_source(package: str, cuda: str) -> str:
-    """``SharedLibrary.source`` of a system package built for one CUDA: "package:libnccl2+cuda11.0"."""
-    return f"{_PACKAGE}{package}+cuda{cuda}"
-
-
-def package_cuda(lib: SharedLibrary) -> str | None:
-    """The CUDA a system package was built for (see ``package_source``), None for other libraries."""
-    if not lib.source.startswith(_PACKAGE):
-        return None
-    _, _, cuda = lib.source.partition("+cuda")
-    return cuda or None
-
 
 def _listed_package(m: Mention, default: str) -> str:
     """The system package a dpkg or rpm row names ("dpkg: libnccl2" → "libnccl2"), else ``default``."""
@@ -330,7 +317,7 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
     found = [m for m in mentions if m.value or m.kind == "nccl_package"]
     libs: list[SharedLibrary] = []
     for m in sorted((m for m in found if m.kind == "nccl_loaded"), key=lambda m: (-m.tier, m.line)):
-        source = f"{LOADED}:{m.key}" if m.key in ("torch", "nccl-tests", "vllm") else LOADED
+        source = f"{LOADED_SOURCE}:{m.key}" if m.key in ("torch", "nccl-tests", "vllm") else LOADED_SOURCE
         # NCCL's own version string names the CUDA it was built with: kept as the version's local part.
         value = f"{m.value}+cuda{m.key}" if re.match(r"^\d{1,2}\.\d{1,2}$", m.key) else m.value
         twin = next((i for i, lib in enumerate(libs) if lib.name == "nccl" and lib.version
@@ -349,10 +336,10 @@ def attach(snapshot: Snapshot, mentions: Iterable[Mention]) -> Snapshot:
         libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, package_source(package, m.key), m.value))
     for m in (m for m in found if m.kind == "cudnn_loaded"):
         major = m.value.split(".")[0]
-        libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, f"{LOADED}:{m.key}" if m.key else LOADED,
-                                  m.value))
+        source = f"{LOADED_SOURCE}:{m.key}" if m.key else LOADED_SOURCE
+        libs.append(SharedLibrary("cudnn", f"libcudnn.so.{major}", m.source, source, m.value))
     nccl = snapshot.nccl
-    loaded_nccl = [lib for lib in libs if lib.name == "nccl" and lib.source.startswith(LOADED)]
+    loaded_nccl = [lib for lib in libs if lib.name == "nccl" and lib.source.startswith(LOADED_SOURCE)]
     if isinstance(nccl, Unavailable) and loaded_nccl:
         nccl = (ComponentVersion((loaded_nccl[0].version or "").split("+")[0], loaded_nccl[0].path),)
     frameworks = _paddle_build(snapshot.frameworks, found)

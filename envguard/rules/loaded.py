@@ -16,12 +16,10 @@ from packaging.version import Version
 from envguard.findings import Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import CUDNN_CALL_FAILED, build_evidence, cuda_builds, ev, interpreter_source, version
-from envguard.snapshot import CudaToolkit, SharedLibrary, Snapshot, normalize_name
+from envguard.snapshot import LOADED_SOURCE, CudaToolkit, SharedLibrary, Snapshot, normalize_name
 
-__all__ = ["LOADED", "LoadedLibraryRule", "package_cuda"]
+__all__ = ["LoadedLibraryRule"]
 
-#: ``SharedLibrary.source`` (or its prefix before ":<framework>") of a library the program reported using.
-LOADED = "loaded"
 #: NCCL's install guide: the libnccl2/libnccl-dev packages are built per CUDA version ("2.4.8-1+cuda10.0"),
 #: and the one for the installed CUDA is to be used.
 NCCL_INSTALL_GUIDE = "https://docs.nvidia.com/deeplearning/nccl/install-guide/index.html"
@@ -36,22 +34,15 @@ PADDLE_GPU_RESOURCES = "https://github.com/PaddlePaddle/Paddle/blob/develop/padd
 
 def _loaded_by(lib: SharedLibrary, framework: str | None = None) -> bool:
     head, _, who = lib.source.partition(":")
-    return head == LOADED and (framework is None or not who or who == framework)
+    return head == LOADED_SOURCE and (framework is None or not who or who == framework)
 
-
-def package_cuda(lib: SharedLibrary) -> str | None:
-    """The CUDA a system package was built for ("package:libnccl2+cuda11.0" → "11.0"), else None."""
-    if not lib.source.startswith("package:"):
-        return None
-    _, _, cuda = lib.source.partition("+cuda")
-    return cuda or None
 
 
 def _package_off_major(snapshot: Snapshot, name: str) -> tuple[SharedLibrary, str, CudaToolkit, Version] | None:
     """The first system package of library ``name`` built for another CUDA major than a CUDA toolkit the snapshot
     names, with the CUDA it was built for, that toolkit and its parsed version; None when there is none."""
     for lib in snapshot.libraries:
-        cuda = package_cuda(lib) if lib.name == name else None
+        cuda = lib.package_cuda if lib.name == name else None
         built = version(cuda)
         if cuda is None or built is None:
             continue
@@ -95,7 +86,7 @@ class LoadedLibraryRule:
         wheels = [d for d in snapshot.packages if normalize_name(d.name).startswith("nvidia-nccl")]
         # NOTE: nccl-tests links the system libnccl, never a Python wheel: its library says nothing about the wheel.
         loaded = [lib for lib in snapshot.libraries if lib.name == "nccl" and _loaded_by(lib)
-                  and lib.source != f"{LOADED}:nccl-tests"]
+                  and lib.source != f"{LOADED_SOURCE}:nccl-tests"]
         for lib in loaded[:1]:
             for wheel in wheels:
                 lv, wv = version(_base(lib.version)), version(_base(wheel.version))
