@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.base import build_evidence, cuda_builds, ev, torch_variant, version
-from envguard.snapshot import CUDNN_MAJOR_KEY, Snapshot, Unavailable, stated_parts
+from envguard.snapshot import CUDNN_MAJOR_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable, stated_parts
 
 #: A cuDNN library file with its major: libcudnn_ops_infer.so.8, libcudnn.so.9, cudnn64_8.dll, cudnn_cnn64_9.dll.
 _CUDNN_FILE = re.compile(r"(?<![A-Za-z0-9_])(?P<file>libcudnn(?:_[a-z]{2,12}){0,2}\.so\.(?P<so>\d{1,2})|"
@@ -93,8 +93,29 @@ def _environment_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tup
             where = f"torch.toml: {build.version} cu{(build.cuda or '').replace('.', '')}"
             return cudnn, (build_evidence(build, snapshot), ev("cuDNN bundled with torch", cudnn,
                                                           build.source if build.cudnn else where))
+    bundled = _index_cudnn(snapshot, matrices)
+    if bundled is not None:
+        return bundled
     if CUDNN_MAJOR_KEY in snapshot.environment:
         # NOTE: "cuda 11.0, cudnn7": a major is all this rule compares
         major, where = stated_parts(snapshot.environment[CUDNN_MAJOR_KEY])
         return major, (ev("cuDNN (its major as the report states it)", f"{major}.x", where),)
     return None
+
+
+def _index_cudnn(snapshot: Snapshot, matrices: Matrices) -> tuple[str, tuple[Evidence, ...]] | None:
+    """The cuDNN major every torch build on the PyTorch index the report's pip command names bundles
+    ("--index-url .../whl/nightly/cu129"), when the report names no torch version and torch.toml records the cuDNN of
+    every release with that variant, all of one major; None otherwise (cu121 and cu118 carried cuDNN 8 and 9)."""
+    tag, where = stated_parts(snapshot.environment.get(TORCH_INDEX_KEY, ""))
+    if not tag.startswith("cu") or any(b.name == "torch" for b in snapshot.frameworks):
+        return None
+    rows = [(r.version, v.cudnn) for r in matrices.torch.releases for v in r.variants if v.tag == tag]
+    majors = {cudnn.split(".")[0] if cudnn else None for _, cudnn in rows}
+    if len(majors) != 1 or None in majors:
+        return None
+    major = majors.pop()
+    assert major is not None
+    series = ", ".join(version for version, _ in rows)
+    return major, (ev("cuDNN bundled with torch from that index",
+                      f"cuDNN {major} in every torch {tag} build (torch.toml: {series})", where or snapshot.origin),)
