@@ -879,6 +879,16 @@ LINES: list[tuple[str, Expected]] = [
     # torch 2.13.0 torch/__init__.py (installed wheel)
     ('        raise RuntimeError("torch.compile is not supported on Python 3.15+")',
      {'torch-compile-python-unsupported': {}}),
+    # NotTheStallion/reshard-safetensors#4 (a safetensors build on Python 3.13)
+    ("error: the configured Python interpreter version (3.13) is newer than PyO3's maximum supported version (3.12)",
+     {'pyo3-python-newer-than-supported': {'python': '3.13'}}),
+    # kagisearch/kagimcp#16
+    ("error: the configured Python interpreter version (3.14) is newer than PyO3's maximum supported version (3.13)",
+     {'pyo3-python-newer-than-supported': {'python': '3.14'}}),
+    # pytorch/vision#2498 and Comfy-Org/ComfyUI#10517 (mistyped by the reporter)
+    ("RuntimeError: No such operator torchvision::deform_conv2d", {'torchvision-nms-missing': {}}),
+    ("When I `uv run main.py` I receive a RuntimeError: torchvision::nmd does not exist",
+     {'torchvision-nms-missing': {}}),
     # mozilla/DeepSpeech#1023
     (('2017-12-15 22:17:31.710780: F tensorflow/core/platform/cpu_feature_guard.cc:35] The TensorFlow library'
       " was compiled to use AVX2 instructions, but these aren't available on your machine."),

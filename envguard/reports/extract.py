@@ -798,6 +798,21 @@ def in_clause(sentence: str, found: re.Match[str]) -> str:
     return before + found.group(0) + (after[:cut.start()] if cut else after)
 
 
+#: The hedges that take back only what follows them: "I installed tensorflow-gpu==2.5.0 instead of tensorflow" states
+#: the tensorflow-gpu it names first (serengil/deepface#235), "instead of torch 2.1 I use 2.0" does not state 2.1.
+_TAKES_BACK_WHAT_FOLLOWS = frozenset({"instead of", "rather than"})
+
+
+def hedge_free(sentence: str, found: re.Match[str]) -> bool:
+    """Whether no hedge word in the match's clause takes the version back (see :func:`in_clause`)."""
+    clause = in_clause(sentence, found)
+    if sentence.rstrip().endswith("?"):
+        # NOTE: "Can I use cudatoolkit==11.7.0 instead of cudatoolkit==11.1.1 ?" asks; it states neither
+        return _HEDGE.search(clause) is None
+    end = clause.find(found.group(0)) + len(found.group(0))
+    return all(h.group(0).lower() in _TAKES_BACK_WHAT_FOLLOWS and h.start() >= end for h in _HEDGE.finditer(clause))
+
+
 def asked_for(sentence: str, start: int) -> bool:
     """Whether the version at ``sentence[start:]`` is what a failed or attempted install asked for."""
     return ASKED_FOR.search(sentence[max(0, start - 100):start]) is not None
@@ -882,7 +897,7 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             yield Mention("cudnn_compiled", needed_zh.group(1), n, PROSE, CUDNN_REQUIRED_HOW)
         for sentence in sentences(line):
             def stated(found: re.Match[str], sentence: str = sentence) -> bool:
-                return _HEDGE.search(in_clause(sentence, found)) is None
+                return hedge_free(sentence, found)
 
             failed_install = _P_CANNOT_INSTALL.search(sentence)
             for regex, kind in ((_P_TORCH, "torch_prose"), (_P_TF, "tf_prose"), (_P_CUDNN, "cudnn"),
