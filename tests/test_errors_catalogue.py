@@ -585,6 +585,19 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
     ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
      {'paddle-not-compiled-with-cuda': {}}),
+    # facebookresearch/Detectron#574: Caffe2's own cuDNN check, integers in cuDNN's form
+    ("RuntimeError: [enforce fail at common_cudnn.h:108] version_match || backwards_compatible_7 || patch_compatible. "
+     "cuDNN compiled (7102) and runtime (7005) versions mismatch",
+     {'caffe2-cudnn-compiled-runtime-mismatch': {'cudnn_compiled': '7102', 'cudnn_loaded': '7005'}}),
+    # NVIDIA/cudf#12812: a Tesla M60 (5.2) under RAPIDS 23.04
+    ("RuntimeError: This cuDF installation is missing the necessary PTX files that are <=52",
+     {'cudf-missing-ptx': {}}),
+    ("cudf/utils/gpu_utils.py:88: UserWarning: A GPU with NVIDIA Pascal\u2122 (Compute Capability 6.0) "
+     "or newer architecture is required.",
+     {'rapids-gpu-below-required-architecture': {'min_cc': '6.0'}}),
+    # OpenNMT/CTranslate2#1306: the PyPI AArch64 wheel has no CUDA
+    ("ValueError: This CTranslate2 package was not compiled with CUDA support",
+     {'ctranslate2-not-compiled-with-cuda': {}}),
     # microsoft/onnxruntime#22523: onnxruntime on Python 3.13 before its cp313 wheels
     ("ERROR: Could not find a version that satisfies the requirement onnxruntime (from versions: none)",
      {'pip-no-distribution-for-framework': {}}),

@@ -512,6 +512,11 @@ NO_TORCH = "pip_no_torch"
 _WHEEL = re.compile(r"\b(torch|torchvision|torchaudio|tensorflow(?:_cpu|_gpu)?|jaxlib|jax_cuda1[23]_plugin|"
                     r"paddlepaddle(?:_gpu)?)-(\d[\w.+!]{0,40}?)-(cp3\d{1,2})t?-[\w]{1,20}-(\w[\w.]{0,80})\.whl\b",
                     re.IGNORECASE)
+#: pip's resolver taking a pinned requirement: "Collecting nvidia-nccl-cu12==2.19.3 (from torch)" ...
+_COLLECTING_PIN = re.compile(r"^\s{0,8}Collecting\s{1,4}([A-Za-z][A-Za-z0-9._-]{0,60})(?:\[[\w,-]{1,60}\])?"
+                             r"={2,3}(\d[\w.+!]{0,40})(?=\s|$)")
+#: ... and fetching it: "  Downloading https://.../nvidia_nccl_cu12-2.19.3-py3-none-manylinux1_x86_64.whl", "  Using cached".
+_FETCHED = re.compile(r"^\s{1,8}(?:Downloading|Using cached)\s")
 _NOT_INSTALLABLE = re.compile(r"Could not find a version that satisfies the requirement\s{1,4}"
                               r"([A-Za-z][A-Za-z0-9._-]{0,60})\s{0,2}(?:==\s{0,2}(\d[\w.+!-]{0,40}))?")
 _ENV_LINE = re.compile(r"^\s{0,8}(?:export\s{1,4}|ENV\s{1,4}|-\s{0,4}|\"?)?([A-Z][A-Z0-9_]{2,40})\s{0,2}[=:]\s{0,2}\"?"
@@ -648,13 +653,20 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
                         and re.search(r"(?<![\w-])torch(?![\w-])", args):
                     # the PyTorch index is the only place pip looks: what it holds is all pip can offer
                     yield Mention(ONLY_INDEX, index.group(1), n, MESSAGE, "pip install --index-url (the only index)")
+        collecting = _COLLECTING_PIN.match(line) if "Collecting" in line else None
+        if collecting and _INTERESTING.match(name := normalize_name(collecting.group(1))) and \
+                any(_FETCHED.match(lines[j]) for j in range(i + 1, min(i + 3, len(lines)))):
+            # pip resolved this pin and fetched it (the next line downloads it or takes it from the cache)
+            yield Mention("package", collecting.group(2), n, MESSAGE, "pip: Collecting", name)
         if _NO_TORCH.search(line):
             yield Mention(NO_TORCH, line.strip()[:160], n, MESSAGE, "pip: no torch")
         missing = _NOT_INSTALLABLE.search(line)
         if missing and missing.group(2):
             yield Mention("requested", missing.group(2), n, MESSAGE, "pip: no matching distribution",
                           normalize_name(missing.group(1)))
-        for wheel in _WHEEL.finditer(line):
+        # NOTE: pip's "Downloading https://download.pytorch.org/whl/nightly/cu121/torch-2.3.0.dev20240108%2Bcu121-...whl"
+        # writes the wheel's local-version "+" URL-encoded
+        for wheel in _WHEEL.finditer(line.replace("%2B", "+").replace("%2b", "+") if "%2" in line else line):
             name = normalize_name(wheel.group(1))
             yield Mention("package", wheel.group(2), n, MESSAGE, "wheel file name", name)
             tag = wheel.group(3)
@@ -881,6 +893,24 @@ PIP_REMOVED = re.compile(r"^\s{0,12}(?:Found existing installation:|Uninstalling
                          r"Attempting uninstall:)")
 
 
+#: An install command on its own line, and the text right after it saying that it failed: what the command names was
+#: asked for, not installed (3d-photo-inpainting: "`conda install pytorch==1.4.0 ... -c pytorch`" / "did not work.").
+_INSTALL_CMD = re.compile(r"\b(?:conda|mamba|micromamba|pip3?|uv\s{1,4}pip)\s{1,4}install\s", re.IGNORECASE)
+_FAILED_START = re.compile(r"^\W{0,4}(?:(?:it|this|that|which)\s{1,2})?(?:did\s{0,2}n[o']t\s{1,2}work|does\s{0,2}n[o']t\s{1,2}work|"
+                           r"didn't\s{1,2}work|doesn't\s{1,2}work|failed|fails|gives?\s{1,2}(?:me\s{1,2})?an?\s{1,2}error)\b",
+                           re.IGNORECASE)
+
+
+def _failed_next(lines: list[str], i: int) -> bool:
+    """Whether the text right after line ``i`` (skipping a lone code-span backtick or fence) says it failed."""
+    for j in range(i + 1, min(i + 4, len(lines))):
+        rest = lines[j].strip()
+        if rest.strip("`") == "":
+            continue
+        return _FAILED_START.match(rest) is not None
+    return False
+
+
 def prose(lines: list[str], offset: int) -> Iterator[Mention]:
     """Versions and GPUs named in sentences: the weakest tier, and never from a sentence that hedges."""
     for i, line in enumerate(lines):
@@ -890,6 +920,8 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
         field = _KEY_LINE.match(line)
         if field and (_field(field.group(1), _COLLECT_ENV) or _field(field.group(1), _FIELDS)):
             continue  # a field line is read as a field, not as a sentence
+        if _INSTALL_CMD.search(line) and _failed_next(lines, i):
+            continue  # "`conda install pytorch==1.4.0 cudatoolkit==10.1.243 -c pytorch`" / "did not work."
         n = offset + i + 1
         needed_zh = _P_CUDNN_NEEDED_ZH.search(line) if "需要" in line else None
         if needed_zh and "cudnn" in needed_zh.group(0).lower():

@@ -151,7 +151,11 @@ def library_facts(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention("nccl_loaded", _nccl_value(call.group(1)), n, MESSAGE, "torch.cuda.nccl.version()",
                               "torch")
             else:
-                out = next(((j, lines[j]) for j in range(i + 1, min(i + 3, len(lines))) if lines[j].strip()), None)
+                # NOTE: a command printing several things ("print(torch.__version__); print(torch.cuda.nccl.version())")
+                # answers each print on its own line, in order: the NCCL tuple is the answer of the call's own print
+                k = max(line.count("print(", 0, call.start()) - 1, 0)
+                outs = [j for j in range(i + 1, min(i + 3 + k, len(lines))) if lines[j].strip()]
+                out = (outs[k], lines[outs[k]]) if len(outs) > k else None
                 value = _nccl_value(out[1].strip()) if out is not None and _NCCL_OUT.match(out[1]) else ""
                 if out is not None and value:
                     yield Mention("nccl_loaded", value, offset + out[0] + 1, TOOL, "torch.cuda.nccl.version()",

@@ -22,6 +22,7 @@ from envguard.rules.jetson import JetsonBuildRule, L4tWithoutRuntimeRule
 from envguard.rules.libraries import (
     LoaderPathRule,
     MixedWheelsRule,
+    ReportedWheelPinRule,
     SystemLibrariesRule,
     ToolkitRule,
     WheelPinRule,
@@ -101,6 +102,7 @@ ALL_RULES: tuple[Rule, ...] = (
                  "torch's wheels are 64-bit: a 32-bit interpreter cannot install any", key=PYTHON_32BIT_KEY),
     CompanionRule(),
     WheelPinRule(),
+    ReportedWheelPinRule(),
     JaxPluginRule(),
     LoaderPathRule(),
     SystemLibrariesRule(),

@@ -117,6 +117,62 @@ class WheelPinRule:
                 )
 
 
+#: torch's Linux wheels pin their cuDNN/NCCL wheels exactly (Requires-Dist "nvidia-cudnn-cu12==9.1.0.70"); the pins
+#: per release and variant are torch.toml's cudnn/nccl (from generate_binary_build_matrix.py).
+_TORCH_PINS_SOURCE = "https://github.com/pytorch/test-infra/blob/main/tools/scripts/generate_binary_build_matrix.py"
+
+
+class ReportedWheelPinRule:
+    """A report's pip lines: the cuDNN/NCCL wheels beside a torch CUDA wheel are the ones torch.toml says it pins.
+
+    A probed environment has torch's own Requires-Dist (WheelPinRule); a pasted ``pip list`` / ``pip freeze`` /
+    collect_env has only names and versions, so the release's pins come from the matrix."""
+
+    id = "reported-wheel-pins"
+    summary = "nvidia-cudnn/nccl wheels a report lists beside torch are the versions that torch release pins"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield cudnn-mismatch / nccl-mismatch findings."""
+        if not snapshot.from_report or system_of(snapshot) in ("windows", "darwin"):
+            return  # Windows and macOS torch wheels carry no nvidia-* dependencies
+        packages = snapshot.package_map()
+        for build in cuda_builds(snapshot):
+            dist = packages.get(normalize_name(build.distribution))
+            if build.name != "torch" or build.channel or build.conda_build or (dist is not None and dist.requires):
+                continue  # conda's pytorch links conda's cudnn/nccl; a probed torch has its own pins
+            release, variant = torch_variant(build, matrices)
+            cuda = version(variant.cuda) if variant is not None and variant.cuda else None
+            if release is None or variant is None or cuda is None:
+                continue
+            for lib, pinned, code in (("cudnn", variant.cudnn, "cudnn-mismatch"),
+                                      ("nccl", variant.nccl, "nccl-mismatch")):
+                wheel = f"nvidia-{lib}-cu{cuda.major}"
+                have = packages.get(wheel)
+                have_v, pin_v = version(have.version) if have else None, version(pinned) if pinned else None
+                if have is None or have_v is None or pin_v is None or pinned is None:
+                    continue
+                if lib == "cudnn":
+                    if _same_or_newer_minor(have.version, pinned):
+                        continue
+                    why = ("another cuDNN major: the libcudnn soname torch loads is not there" if have_v.major !=
+                           pin_v.major else "an older cuDNN minor than the build needs")
+                elif have_v.release[:2] >= pin_v.release[:2]:
+                    continue  # a newer NCCL 2.x keeps the symbols older builds use
+                else:
+                    why = "an older NCCL: functions the build calls are missing"
+                yield Finding(
+                    code, Severity.ERROR,
+                    f"torch {build.version} ({variant.tag} wheel) pins {wheel}=={pinned}, but the report lists "
+                    f"{wheel} {have.version}: {why}.",
+                    (build_evidence(build, snapshot),
+                     ev("pinned", f"{wheel}=={pinned}", f"torch.toml {release.version} {variant.tag}"),
+                     ev(wheel, have.version, snapshot.origin)),
+                    f"pip install '{wheel}=={pinned}'  # then find what installed {have.version}: "
+                    f"pipdeptree -r -p {wheel}",
+                    _TORCH_PINS_SOURCE, build.name,
+                )
+
+
 class LoaderPathRule:
     """LD_LIBRARY_PATH entries beat a wheel's RUNPATH: an old cuDNN/NCCL there shadows the bundled one."""
 
