@@ -281,6 +281,8 @@ BUILT_FOR_TORCH_KEY = "COMPANION_BUILT_FOR_TORCH"
 #: A cuDNN named by its major only, when the report gives no cuDNN version ("cuda12.4 cudnn9", "CUDA 12 / cuDNN 9"),
 #: as "9|report line 7: text (cuDNN major)": enough for what is built per cuDNN major (ONNX Runtime's GPU builds).
 CUDNN_MAJOR_KEY = "CUDNN_MAJOR_STATED"
+#: A CuPy wheel the report says is installed, by its CUDA tag ("92", "100", "12x"), as "92|report line 3: text".
+CUPY_WHEEL_KEY = "CUPY_WHEEL"
 #: Separates the parts of a stated fact's value: what was said, then where ("9|report line 7: text (cuDNN major)").
 STATED_SEP = "|"
 

@@ -680,10 +680,48 @@ def messages_and_commands(lines: list[str], offset: int) -> Iterator[Mention]:
                 yield Mention(kind if kind not in ("torch", "tf") else "package", cell.group(2), n, FIELD,
                               cell.group(1), {"torch": "torch", "tf": "tensorflow"}.get(kind, ""))
         yield from _images(line, n)
+        yield from _cupy_wheels(line, n)
+        for archive in _LIBTF.finditer(line) if "libtensorflow" in line else ():
+            # the TensorFlow C library's archives: "libtensorflow-gpu-windows-x86_64-2.11.0.zip"
+            gpu, system = archive.group(1).lower() == "gpu", archive.group(2).lower()
+            yield Mention("package", archive.group(3), n, MESSAGE, "libtensorflow archive name",
+                          "tensorflow-gpu" if gpu else "tensorflow")
+            yield Mention("os", {"windows": "Windows", "darwin": "macOS"}.get(system, "Linux"), n, MESSAGE,
+                          "libtensorflow archive name")
         jetson = _JETSON.search(line)
         if jetson:
             jetpack = jetson.group(1) or (f"{jetson.group(2) or ''}{jetson.group(3)}" if jetson.group(3) else None)
             yield Mention("jetpack" if jetpack else "l4t", jetpack or jetson.group(4), n, MESSAGE, "Jetson release")
+
+
+#: CuPy's wheels are named for the CUDA they need: cupy-cuda92 / cupy-cuda100 (one CUDA minor), cupy-cuda11x /
+#: cupy-cuda12x (a CUDA major); a pip listing row ("cupy-cuda12x  13.0.0"), a requirement or a name in a sentence.
+_CUPY = re.compile(r"(?<![\w.-])cupy[-_]cuda(\d{2,3}|1\dx)(?![\w.])", re.IGNORECASE)
+#: A listing row or a requirement line: the name at the start of the line.
+_CUPY_ROW = re.compile(r"^\s{0,4}(?:\[(?:pip3?|conda)\]\s{1,4})?cupy[-_]cuda", re.IGNORECASE)
+
+
+#: The TensorFlow C library's release archives (tensorflow.org/install/lang_c):
+#: libtensorflow-{cpu,gpu}-{linux,windows,darwin}-{x86_64,arm64}-X.Y.Z.{tar.gz,zip}.
+_LIBTF = re.compile(r"\blibtensorflow-(cpu|gpu)-(linux|windows|darwin)-(?:x86_64|arm64)-(\d{1,2}\.\d{1,2}\.\d{1,2})"
+                    r"\.(?:zip|tar\.gz)\b", re.IGNORECASE)
+
+
+def _cupy_wheels(line: str, n: int) -> Iterator[Mention]:
+    if "cupy" not in line.lower():
+        return
+    if _CUPY_ROW.match(line):
+        found = _CUPY.search(line)
+        if found:
+            yield Mention("cupy_wheel", found.group(1).lower(), n, TOOL, f"package cupy-cuda{found.group(1).lower()}")
+        return
+    for sentence in sentences(line):
+        # NOTE: "CuPy installed in the container is `cupy-cuda92` ... Could you change it to install `cupy-cuda100`?"
+        # (googlecolab/colabtools#409): a question or a hedge names the wheel wanted, not the one installed
+        found = next((f for f in _CUPY.finditer(sentence) if hedge_free(sentence, f)), None)
+        if found and not sentence.rstrip().endswith("?") and not ASKED_FOR.search(sentence[:found.start()]):
+            yield Mention("cupy_wheel", found.group(1).lower(), n, PROSE, "text (CuPy wheel)")
+            return
 
 
 def _images(line: str, n: int) -> Iterator[Mention]:
@@ -722,7 +760,7 @@ _HEDGE_WINDOW = 32
 #: Where a clause ends inside a sentence: a hedge beyond it is about another clause ("the runtime reports PyTorch
 #: 2.9.1+cpu, and the web UI shows no CUDA support": the "no" does not take the version back; "tensorflow 2.15.0 and cuda
 #: 11.8, the GPU is not found": a new subject after a comma starts another clause).
-_CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so|the|i|it|my|we|they)\b|;|\s(?:but|whereas)\s",
+_CLAUSE_END = re.compile(r",\s{0,2}(?:and|but|while|whereas|so|the|i|it|my|we|they|which)\b|;|\s(?:but|whereas)\s",
                          re.IGNORECASE)
 def _named(names: str, number: str, *, hyphenated: bool = False) -> re.Pattern[str]:
     """A framework or component named in a sentence, then its version: "torch 2.1", "PyTorch version is 2.1.0",
@@ -840,7 +878,10 @@ _P_NCCL = _named("nccl", r"2\.\d{1,2}\.\d{1,2}")
 #: "driver 535.104.05", "driver version is 550.54", and Chinese reports' "驱动555.85" / "驱动版本为 470.82" (driver);
 #: "Updating driver from version 461.40 to 526.47 fix the issue": the driver of the report's failure is the first.
 _P_DRIVER = re.compile(r"(?:\bdriver\s{0,2}(?:from\s{1,2}(?:version\s{1,2})?(?=\d{3}\.\d{2,3}(?:\.\d{2})?\s{1,2}to\s)|"
-                       r"version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2})"
+                       r"version\s{0,2}(?:is\s{1,2})?:?\s{0,2}|is\s{1,2})?|驱动(?:版本)?(?:[为是:：]\s{0,2})?\s{0,2}"
+                       # "`nvidia-smi` shows 396.26, which doesn't support CUDA 10" (NVIDIA/k8s-device-plugin#97)
+                       r"|\bnvidia-smi`?\s{1,2}(?:shows|says|reports|gives|prints|displays)\s{1,2}"
+                       r"(?:(?:the\s{1,2})?driver\s{1,2})?(?:version\s{1,2})?)"
                        r"(?:\()?(\d{3}\.\d{2,3}(?:\.\d{2})?)\b", re.IGNORECASE)
 #: A driver named by its branch alone: "my NVIDIA driver is 430" (GeekAlexis/FastMOT#89), "driver version: 535".
 _P_DRIVER_BRANCH = re.compile(r"\b(?:NVIDIA\s{1,2})?driver\s{0,2}(?:version\s{0,2})?(?:is\s{1,2}|:\s{0,2}|=\s{0,2})?"
@@ -866,11 +907,11 @@ _P_GPU = re.compile(
     r"|(?:NVIDIA\s{1,2})?(?:Tesla\s{1,2})?(?:[AHBLTVKP]\d{1,3}[a-z]{0,2}(?!\.\d)|GB\d{2,3}|GH\d{3})(?:[- ](?:SXM\d?|PCIE|PCIe|NVL))?"
     r"(?:[- ]\d{2,3}\s{0,1}GB)?"
     r"|(?:NVIDIA\s{1,2})?(?:Quadro|TITAN)\s{1,2}[A-Z]{0,3}\s{0,1}\d{0,4}"
-    r"|(?i:tesla|nvidia)\s{1,2}(?i:[AHBLTVKP]\d{1,3})(?![\w.])"
+    r"|(?i:tesla|nvidia)\s{1,2}(?i:[AHBLTVKP]\d{1,3}(?:[a-z]{1,2})?)(?![0-9A-Za-z_]|\.\d)"
     r"|(?i:jetson)\s{1,2}(?i:agx\s{1,2})?(?i:orin|xavier)(?:\s{1,2}(?i:nano|nx))?"
     r"|(?i:jetson)\s{1,2}(?i:nano|tx[12])(?:\s{1,2}(?i:nx))?|(?i:agx)\s{1,2}(?i:orin|xavier)"
     r"|(?i:orin|xavier)\s{1,2}(?i:nano|nx)|TX[12]"
-    r"|\d{4}\s?[Tt][Ii])\b"
+    r"|\d{4}\s?[Tt][Ii])(?![0-9A-Za-z_])"
 )
 #: (ASCII word edges, not \b: "在win10下" has CJK letters on both sides, which \b counts as word characters.)
 _P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|(?:Server\s{1,2})?20(?:0[38]|1[269]|2[25]))|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
@@ -894,7 +935,7 @@ PIP_REMOVED = re.compile(r"^\s{0,12}(?:Found existing installation:|Uninstalling
 
 
 #: An install command on its own line, and the text right after it saying that it failed: what the command names was
-#: asked for, not installed (3d-photo-inpainting: "`conda install pytorch==1.4.0 ... -c pytorch`" / "did not work.").
+#: asked for, not installed (vt-vl-lab/3d-photo-inpainting#20: "`conda install pytorch==1.4.0 ... -c pytorch`" / "did not work.").
 _INSTALL_CMD = re.compile(r"\b(?:conda|mamba|micromamba|pip3?|uv\s{1,4}pip)\s{1,4}install\s", re.IGNORECASE)
 _FAILED_START = re.compile(r"^\W{0,4}(?:(?:it|this|that|which)\s{1,2})?(?:did\s{0,2}n[o']t\s{1,2}work|does\s{0,2}n[o']t\s{1,2}work|"
                            r"didn't\s{1,2}work|doesn't\s{1,2}work|failed|fails|gives?\s{1,2}(?:me\s{1,2})?an?\s{1,2}error)\b",

@@ -122,7 +122,7 @@ _CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
                            rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})(?:\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
-                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}installed\b))"
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}(?:(?:is|was|gets|got|has\s{{1,2}}been)\s{{1,2}})?(?:re)?installed\b))"
                           # NOTE: conda's CPU package names: "installed pytorch_cpu rather than pytorch_cuda"
                           # (Public-BOTs/GaussianPretrain#4), "pytorch-cpu"
                           rf"|[_-]cpu)\b", re.IGNORECASE)
@@ -162,6 +162,9 @@ _FACT_VERB = re.compile(r"\b(?:install(?:s|ed)?|resulted in|results in|obtain(?:
 #: A sentence that wishes, conditions or instructs states nothing about the install.
 _CLAIM_HEDGE = re.compile(r"\b(?:if|would|should|could|instead|rather|unless|whether|want|wanted|wants|expect|expected|"
                           r"supposed|prefer|recommend(?:ed)?|please|how)\b", re.IGNORECASE)
+#: A bug report's "If I install X in an env ..., then during installation ... torch cpu is installed": the consequent
+#: after ", then" is what happens (pyannote/pyannote-audio#1675); the antecedent alone is the condition.
+_IF_THEN = re.compile(r"^\s{0,4}if\b[^?]{0,300}?,\s{0,2}then\b", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|no|never)\b|n't\b", re.IGNORECASE)
 #: "Wanted to bring to your notice that ...", "just wanted to let you know": a courtesy, not a wish about the build.
 _COURTESY = re.compile(r"\b(?:just\s{1,2})?wanted\s{1,2}to\s{1,2}"
@@ -170,7 +173,8 @@ _COURTESY = re.compile(r"\b(?:just\s{1,2})?wanted\s{1,2}to\s{1,2}"
 #: environment, there for a GPU.
 _INSTALLS_CUDATOOLKIT = re.compile(r"\binstall(?:s|ed)?\s{1,2}(?:the\s{1,2})?cudatoolkit\b", re.IGNORECASE)
 #: "Torch cpu installed": the claim's own verb, right after it.
-_INSTALLED_AFTER = re.compile(r"\s{1,2}installed\b", re.IGNORECASE)
+_INSTALLED_AFTER = re.compile(r"\s{1,2}(?:(?:is|was|gets|got|has\s{1,2}been)\s{1,2})?(?:re)?installed\b",
+                              re.IGNORECASE)
 #: "... even on machines with GPU", "... even when a GPU is available", "... on nvidia system": said beside a CPU-build
 #: claim, the machine has a GPU (NRCan/geo-deep-learning#490, vladmandic/sdnext#3476).
 _GPU_THERE = re.compile(r"\bon\s{1,2}(?:an?\s{1,2}|my\s{1,2}|the\s{1,2})?nvidia\s{1,2}"
@@ -224,7 +228,10 @@ _HAS_CUDA = re.compile(r"\b(?:I\s{1,2}(?:actually\s{1,2}|do\s{1,2}|already\s{1,2
 #: on your machine", answered): the user's machine has a GPU. Hedged by its own clause only ("I do have a GPU set up,
 #: so should I be worried about this?" asks about the message, not about the GPU).
 _HAS_GPU_SET_UP = re.compile(r"\bI\s{1,2}(?:do\s{1,2}|already\s{1,2}|definitely\s{1,2})?have\s{1,2}"
-                             r"(?:an?\s{1,2}|my\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\s{1,2}(?:set\s{1,2}up|configured)\b",
+                             r"(?:an?\s{1,2}|my\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\s{1,2}(?:set\s{1,2}up|configured)\b"
+                             # "Here's the full warning that I get (I do have a GPU)": said against a "no GPU found"
+                             # (patrick-kidger/diffrax#80); the emphatic "do" is the user's rebuttal
+                             r"|\bI\s{1,2}(?:do|definitely)\s{1,2}have\s{1,2}(?:an?\s{1,2})?(?:NVIDIA\s{1,2})?GPUs?\b",
                              re.IGNORECASE)
 #: A sentence that supposes, asks, negates or addresses someone else says nothing about this machine.
 _HAS_CUDA_HEDGE = re.compile(r"\b(?:if|would|should|could|whether|need|needs|require[sd]?|recommend(?:ed)?|without|"
@@ -376,7 +383,8 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
         # NOTE: Markdown's code marks are not words: "installs `cpu` versions of `pytorch`" (chemprop/chemprop#183)
         sentence = marked.replace("`", "")
         lowered = sentence.lower()
-        if "cpu" in lowered and not _CLAIM_HEDGE.search(_COURTESY.sub("", _INSTEAD_OF_GPU.sub("", sentence))):
+        if "cpu" in lowered and not _CLAIM_HEDGE.search(_COURTESY.sub("", _INSTEAD_OF_GPU.sub("", _IF_THEN.sub(
+                "", sentence)))):
             claimed = False
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
                 found = regex.search(sentence)

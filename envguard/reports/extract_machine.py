@@ -151,11 +151,22 @@ _CONTAINER_KIND = {"kubectl": "kubernetes", "k8s": "kubernetes", "k get pods": "
 _CONTAINER_NEGATION = re.compile(r"\b(?:not|no|without|outside|instead of)\b|n't\b", re.IGNORECASE)
 
 
+#: An image run or built from a tag that names its GPU flavour: "docker run -t -i rayproject/ray-ml:1.3.0-py38-gpu",
+#: "FROM myorg/trainer:cuda12.1-runtime" (the image was made for a GPU; what is inside it is meant to use one).
+_GPU_IMAGE = re.compile(r"(?:\bdocker\s{1,2}(?:run|pull|create)\b[^\n]{0,200}?\s|^\s{0,8}FROM\s{1,4}|\bimage:\s{0,4})"
+                        r"((?:[\w.-]{1,80}/){1,3}[\w.-]{1,80}:(?:[\w.-]{0,60}?[-_.])?(?:gpu|cuda[\d.]{0,6})(?![A-Za-z])[\w.-]{0,40})",
+                        re.IGNORECASE)
+
+
 def container_facts(lines: list[str], offset: int) -> Iterator[Mention]:
-    """The container the report's machine runs in, from the tooling it names (first mention per line)."""
+    """The container the report's machine runs in, from the tooling it names (first mention per line), and a GPU
+    image it runs."""
     for i, line in enumerate(lines):
         if len(line) > 2000:
             continue
+        image = _GPU_IMAGE.search(line) if ":" in line else None
+        if image is not None:
+            yield Mention(CUDA_REQUEST, f"image {image.group(1)}", offset + i + 1, MESSAGE, "GPU image tag", "")
         found = _CONTAINER.search(line)
         if found is None or _CONTAINER_NEGATION.search(whole_words(line, found.start() - 24, found.start())):
             continue

@@ -26,6 +26,7 @@ from envguard.reports import (
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     BUILT_FOR_TORCH_KEY,
+    CUPY_WHEEL_KEY,
     CUDNN_MAJOR_KEY,
     CUDNN_REQUIRED_KEY,
     GPU_SAID_KEY,
@@ -385,6 +386,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[GPU_SAID_KEY] = stated(said.value, said.source)
     if available is not None:
         environment[TORCH_CUDA_AVAILABLE_KEY] = stated("Yes", available.source)
+    cupy = get("cupy_wheel")
+    if cupy is not None:
+        environment[CUPY_WHEEL_KEY] = stated(cupy.value, cupy.source)
     l4t_image = get("l4t_image")
     if l4t_image is not None:
         environment[L4T_IMAGE_KEY] = stated(l4t_image.value, l4t_image.source)

@@ -20,6 +20,7 @@ from envguard.rules.jax import JaxPluginRule
 from envguard.rules.jax_arch import JaxArchRule
 from envguard.rules.jetson import JetsonBuildRule, L4tWithoutRuntimeRule
 from envguard.rules.libraries import (
+    CupyWheelRule,
     LoaderPathRule,
     MixedWheelsRule,
     ReportedWheelPinRule,
@@ -103,6 +104,7 @@ ALL_RULES: tuple[Rule, ...] = (
     CompanionRule(),
     WheelPinRule(),
     ReportedWheelPinRule(),
+    CupyWheelRule(),
     JaxPluginRule(),
     LoaderPathRule(),
     SystemLibrariesRule(),

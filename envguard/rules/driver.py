@@ -62,6 +62,18 @@ class DriverRule:
         image = image_build(snapshot)
         if image is not None:
             yield from self._too_old(driver, image, snapshot, matrices)
+        toolkit = toolkit_build(snapshot) if not builds and image is None else None
+        if toolkit is not None and self._toolkit_judged(driver, toolkit, snapshot, matrices):
+            yield from self._too_old(driver, toolkit, snapshot, matrices)
+
+    @staticmethod
+    def _toolkit_judged(driver: DriverInfo, toolkit: FrameworkBuild, snapshot: Snapshot, matrices: Matrices) -> bool:
+        """A report's toolkit is judged by the driver's version against a known floor; a newer CUDA major than the
+        driver's own CUDA is ReportedCudaMajorRule's finding (driver_compat.py), and no floor says nothing."""
+        have, need, cuda = version(driver.version), version(toolkit.cuda), version(driver.cuda_driver_version)
+        if have is None or need is None or matrices.cuda_driver.floor(toolkit.cuda or "", system_of(snapshot)) is None:
+            return False
+        return not (cuda is not None and cuda.major >= 11 and need.major > cuda.major)
 
     def _unavailable(self, driver: Unavailable, builds: list[FrameworkBuild], snapshot: Snapshot) -> Iterator[Finding]:
         evidence = (ev("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried) or "probe"),)
@@ -129,10 +141,12 @@ class DriverRule:
         compat = forward_compat_hint(build.cuda, snapshot, matrices)
         if compat:
             fix += f"; {compat}"
+        subject = (f"Programs built with CUDA toolkit {build.version} (its CUDA {build.cuda} runtime) need"
+                   if build.distribution == "cuda-toolkit" else
+                   f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs")
         yield Finding(
             "driver-too-old", Severity.ERROR,
-            f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs driver "
-            f">= {floor.min_driver} ({floor.rule}), but driver {driver.version} is installed"
+            f"{subject} driver >= {floor.min_driver} ({floor.rule}), but driver {driver.version} is installed"
             + (f" (it supports CUDA {driver.cuda_driver_version} at most)." if driver.cuda_driver_version else "."),
             (*driver_evidence(driver), build_evidence(build, snapshot),
              ev("required driver", f">= {floor.min_driver} ({floor.rule})", "cuda-driver.toml")),
@@ -209,6 +223,21 @@ def image_build(snapshot: Snapshot) -> FrameworkBuild | None:
         return None
     return FrameworkBuild("container image", "image", f"(CUDA {cuda})", "cuda", f"{v.major}.{v.minor}", None,
                           source="report: container image CUDA")
+
+
+def toolkit_build(snapshot: Snapshot) -> FrameworkBuild | None:
+    """A pasted report that names a CUDA toolkit and no framework build (cuDF, CuPy, a CUDA sample, a source build):
+    what runs there is built with that toolkit's runtime, so the driver must run its CUDA (cudf#355: CUDA 9.2 on
+    Ubuntu 18.04's default driver 390.87). A framework build brings its own CUDA, judged instead."""
+    if not snapshot.from_report:
+        return None
+    newest = max(((v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None),
+                 key=lambda pair: pair[0], default=None)
+    if newest is None:
+        return None
+    v, toolkit = newest
+    return FrameworkBuild("CUDA toolkit", "cuda-toolkit", toolkit.version, "cuda", f"{v.major}.{v.minor}", None,
+                          source=f"{toolkit.source}: the toolkit programs here are built with")
 
 
 FORWARD_COMPAT_SOURCE = "https://docs.nvidia.com/deploy/cuda-compatibility/forward-compatibility.html"

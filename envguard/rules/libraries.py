@@ -23,6 +23,7 @@ from envguard.rules.base import (
 )
 from envguard.snapshot import (
     CUDNN_REQUIRED_KEY,
+    CUPY_WHEEL_KEY,
     CudaToolkit,
     FrameworkBuild,
     SharedLibrary,
@@ -171,6 +172,56 @@ class ReportedWheelPinRule:
                     f"pipdeptree -r -p {wheel}",
                     _TORCH_PINS_SOURCE, build.name,
                 )
+
+
+#: "This CuPy wheel (precompiled binary) package requires CUDA 9.0. You need to install CUDA Toolkit 9.0 to use these
+#: packages." (PyPI, cupy-cuda90); cupy-cuda11x is for CUDA 11.2-11.8, cupy-cuda12x for 12.x (docs.cupy.dev install).
+_CUPY_SOURCE = "https://pypi.org/project/cupy-cuda90/4.1.0 ; https://docs.cupy.dev/en/stable/install.html"
+
+
+class CupyWheelRule:
+    """A CuPy wheel loads the CUDA toolkit libraries of the CUDA its name gives: the report's CUDA must be that one."""
+
+    id = "cupy-wheel"
+    summary = "the CuPy wheel a report names is built for the CUDA the report's machine or image provides"
+
+    def check(self, snapshot: Snapshot, matrices: Matrices) -> Iterator[Finding]:
+        """Yield a cuda-libs-missing finding."""
+        said = snapshot.environment.get(CUPY_WHEEL_KEY)
+        if said is None:
+            return
+        tag, where = stated_parts(said)
+        per_major = tag.endswith("x")
+        want = version(tag[:-1] if per_major else f"{tag[:-1]}.{tag[-1]}")
+        toolkits = [(v, t.version, t.source) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None]
+        image = snapshot.environment.get("CUDA_VERSION")
+        if not toolkits and image and (iv := version(image)) is not None:
+            toolkits = [(iv, image, "report: container image CUDA")]
+        if want is None or not toolkits:
+            return
+        if per_major or want.major >= 11:
+            # CUDA 11+ keeps one soname per major (libcudart.so.11.0): any minor of the same major loads
+            if any(v.major == want.major for v, _t, _s in toolkits):
+                return
+            packages = snapshot.package_map()
+            if per_major and any(n.startswith("nvidia-cuda-runtime") for n in packages):
+                return  # CuPy 13+ can load the CUDA runtime from pip's nvidia-* wheels instead of a toolkit
+            needs = f"CUDA {want.major}.x"
+        else:
+            if any(v.release[:2] == want.release[:2] for v, _t, _s in toolkits):
+                return
+            needs = f"CUDA {want.major}.{want.minor} exactly (before CUDA 11 each minor has its own libcudart.so.X.Y)"
+        hv, have, source = max(toolkits, key=lambda row: row[0])
+        wheel = f"cupy-cuda{hv.major}x" if hv.release[:2] >= (11, 2) else f"cupy-cuda{hv.major}{hv.minor}"
+        yield Finding(
+            "cuda-libs-missing", Severity.ERROR,
+            f"cupy-cuda{tag} is built for {needs} and loads that toolkit's libraries, but the CUDA here is {have}, "
+            "so CuPy cannot load its CUDA runtime.",
+            (ev("CuPy wheel", f"cupy-cuda{tag}", where), ev("CUDA", have, source)),
+            f"pip uninstall cupy-cuda{tag} && pip install {wheel} (the wheel for CUDA {have}), or install the CUDA "
+            "toolkit the wheel names",
+            _CUPY_SOURCE, "cupy",
+        )
 
 
 class LoaderPathRule:

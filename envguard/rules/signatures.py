@@ -134,12 +134,13 @@ class SignatureRule:
                     (older := _driver_below_bound(match, snapshot)) is not None:
                 severity = Severity.ERROR
                 evidence.append(older)
-            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and machine is not None and \
-                    sig.id not in _NO_MACHINE_ESCALATION:
+            elif sig.code == "cpu-only-build" and severity is Severity.WARNING and \
+                    (shown := machine or _gpu_said(snapshot)) is not None and sig.id not in _NO_MACHINE_ESCALATION:
                 # A framework saying it fell back to the CPU is a warning alone ("a GPU may be present"); with an
-                # NVIDIA driver or GPU in the same report it is the CPU-only build on a GPU machine.
+                # NVIDIA driver or GPU in the same report, or the user saying the machine has one ("I do have a
+                # GPU", diffrax#80 under JAX's "No GPU/TPU found"), it is the CPU-only build on a GPU machine.
                 severity = Severity.ERROR
-                evidence.append(machine)
+                evidence.append(shown)
             elif sig.id == _JAX_FALLBACK and severity is Severity.WARNING and "may be present" in match.line \
                     and not any(m.signature.id != sig.id and m.signature.code in _JAX_BACKEND_CODES for m in matches):
                 # JAX prints "An NVIDIA GPU may be present" only when /dev/nvidia0, /dev/nvidiactl or /dev/dxg exists
@@ -338,6 +339,15 @@ def _smi_driver(snapshot: Snapshot, matrices: Matrices) -> Evidence | None:
     if native is not None and have is not None and have.major < native.major:
         return None
     return Evidence("nvidia-smi answered", f"driver {driver.version}", driver.source)
+
+
+def _gpu_said(snapshot: Snapshot) -> Evidence | None:
+    """What in the report says the machine has a usable NVIDIA GPU without naming one, as evidence."""
+    said = snapshot.environment.get(GPU_SAID_KEY)
+    if said is None:
+        return None
+    value, where = stated_parts(said)
+    return Evidence("GPU", f"the report says so: {value!r}", where)
 
 
 def _gpu_machine(snapshot: Snapshot) -> Evidence | None:

@@ -1,0 +1,159 @@
+"""Held-out sets FT-FX (issue 14, eighth wave): what they taught, on a real report's text (the public source above
+it). A report's pip lines meet torch's cuDNN/NCCL wheel pins as a probed environment's Requires-Dist does; pip's log
+shapes (URL-encoded wheel names, "Collecting X==Y" then a download) are read; an install command the text says
+failed states nothing; a CuPy wheel needs the CUDA its name gives; a report naming only a CUDA toolkit and a driver
+has the driver judged against that toolkit; a GPU-flavoured image tag means a GPU was meant."""
+
+from __future__ import annotations
+
+from envguard.findings import Severity
+from envguard.snapshot import Unavailable
+from tests.reports import error_codes, findings, first_snapshot, worst_severity
+
+# Issue 14, item 6: the same pair installed in a venv gives cudnn-mismatch; a report of it must too.
+FREEZE = "torch==2.4.0+cu121\nnvidia-cudnn-cu12==8.9.2.26\nnvidia-nccl-cu12==2.20.5\n"
+
+
+def test_reported_pip_lines_meet_torch_s_cudnn_pin() -> None:
+    found = [f for f in findings(FREEZE) if f.code == "cudnn-mismatch"]
+    assert len(found) == 1 and found[0].severity is Severity.ERROR
+    assert "nvidia-cudnn-cu12==9.1.0.70" in " ".join(e.value for e in found[0].evidence)
+    # the pinned cuDNN, or a newer minor of its major, is fine; so is an older NCCL patch of the pinned minor
+    assert "cudnn-mismatch" not in error_codes(FREEZE.replace("8.9.2.26", "9.1.0.70"))
+    assert "cudnn-mismatch" not in error_codes(FREEZE.replace("8.9.2.26", "9.5.1.17"))
+    assert not error_codes(FREEZE.replace("8.9.2.26", "9.1.0.70").replace("2.20.5", "2.20.3"))
+    # an older NCCL minor than the pin is missing functions
+    assert "nccl-mismatch" in error_codes(FREEZE.replace("8.9.2.26", "9.1.0.70").replace("2.20.5", "2.18.1"))
+
+
+def test_the_pins_are_linux_wheels_and_pip_wheels() -> None:
+    # Windows torch wheels bundle their DLLs and depend on no nvidia-* wheel
+    assert "cudnn-mismatch" not in error_codes("OS: Microsoft Windows 11 Pro\n" + FREEZE)
+    # a cuDNN wheel of another CUDA major is not the one torch loads
+    assert "cudnn-mismatch" not in error_codes(FREEZE.replace("nvidia-cudnn-cu12", "nvidia-cudnn-cu11"))
+
+
+# pytorch/builder#1666 (kept case 3284): pip's log writes the wheel's "+" as %2B; "Collecting X==Y" then a download
+NIGHTLY = """Looking in indexes: https://download.pytorch.org/whl/nightly/cu121
+Collecting torch
+  Downloading https://download.pytorch.org/whl/nightly/cu121/torch-2.3.0.dev20240108%2Bcu121-cp310-cp310-linux_x86_64.whl (757.0 MB)
+...
+Collecting nvidia-nccl-cu12==2.19.3 (from torch)
+  Downloading https://download.pytorch.org/whl/nightly/cu121/nvidia_nccl_cu12-2.19.3-py3-none-manylinux1_x86_64.whl (166.0 MB)
+...
+```python
+python -c "import torch; print(torch.__version__); print(torch.cuda.nccl.version())"
+2.3.0.dev20240108+cu121
+(2, 18, 1)
+```
+"""
+
+
+def test_pip_log_shapes_and_a_print_run_are_read() -> None:
+    snap = first_snapshot(NIGHTLY)
+    torch = snap.framework("torch")
+    assert torch is not None and torch.version == "2.3.0.dev20240108+cu121" and torch.cuda == "12.1"
+    assert snap.package_map()["nvidia-nccl-cu12"].version == "2.19.3"
+    # the second print's answer is the NCCL tuple, not the first line of output
+    assert not isinstance(snap.nccl, Unavailable) and snap.nccl[0].version == "2.18.1"
+    assert "nccl-mismatch" in error_codes(NIGHTLY)
+
+
+def test_collecting_without_a_download_is_not_installed() -> None:
+    failed = "Collecting torch==1.4.0\nERROR: Could not find a version that satisfies the requirement torch==1.4.0\n"
+    torch = first_snapshot(failed + "Python 3.11.4\n").framework("torch")
+    assert torch is None or "Collecting" not in torch.source
+
+
+# vt-vl-lab/3d-photo-inpainting#20 (kept case 3271, a negative): the command the next line says failed installed nothing
+FAILED_CONDA = """I was trying running it on my mac 10.13.6 on terminal. Everything in the prerequisite is fine except that
+`conda install pytorch==1.4.0 torchvision==0.5.0 cudatoolkit==10.1.243 -c pytorch
+`
+did not work.
+"""
+
+
+def test_an_install_command_that_did_not_work_states_no_build() -> None:
+    raised = FAILED_CONDA + ("RuntimeError: Attempting to deserialize object on a CUDA device but "
+                             "torch.cuda.is_available() is False.\n")
+    assert first_snapshot(raised).framework("torch") is None
+    assert "platform-unsupported" not in error_codes(raised)
+    worked = FAILED_CONDA.replace("did not work.", "worked.")
+    assert first_snapshot(worked).framework("torch") is not None
+
+
+# googlecolab/colabtools#409 (kept case 3330): the wheel installed, not the one asked for
+CUPY = """CuPy has stopped working
+Hello, I'm a maintainer of CuPy project.
+It seems that Colab container is now using CUDA 10.0 by default. However, CuPy installed in the container is \
+`cupy-cuda92`, which is for CUDA 9.2, so it is not working. Could you change it to install `cupy-cuda100`?
+"""
+
+
+def test_a_cupy_wheel_needs_the_cuda_its_name_gives() -> None:
+    found = [f for f in findings(CUPY) if f.code == "cuda-libs-missing"]
+    assert len(found) == 1 and "cupy-cuda92" in found[0].message and "cupy-cuda100" in found[0].fix
+    assert "cuda-libs-missing" not in error_codes(CUPY.replace("CUDA 10.0", "CUDA 9.2"))
+    # a per-major wheel loads any minor of its major
+    assert not error_codes("cupy-cuda12x 13.0.0\nCUDA toolkit: 12.4\n")
+    assert "cuda-libs-missing" in error_codes("cupy-cuda12x 13.0.0\nnvcc: Cuda compilation tools, release 11.8, "
+                                              "V11.8.89\n")
+
+
+# NVIDIA/cudf#355 (kept case 3327): nothing but the toolkit and the driver
+CUDF = """* On Ubuntu 18.04, the default nvidia driver is 390.87.
+* Install CUDA 9.2.
+"""
+
+
+def test_a_report_s_toolkit_is_judged_against_its_driver() -> None:
+    found = [f for f in findings(CUDF) if f.code == "driver-too-old"]
+    assert len(found) == 1 and "396.26" in found[0].message
+    assert not error_codes(CUDF.replace("390.87", "396.37"))
+    # a framework build brings its own CUDA: the driver is judged against that instead
+    assert "driver-too-old" not in error_codes(CUDF + "torch==1.1.0+cu90\n")
+
+
+# ray-project/ray#15470 (kept case 3320): a CPU torch inside an image tagged for the GPU
+RAY = """Pre-built `ray-ml` container images with `gpu` flavor contain a CPU only version of Torch
+```
+docker run -t -i rayproject/ray-ml:1.3.0-py38-gpu
+(base) ray@6199db9c2fdc:~$ pip freeze | grep ^torch
+torch==1.7.1+cpu
+torchvision==0.8.2+cpu
+```
+"""
+
+
+def test_a_gpu_image_tag_means_a_gpu_was_meant() -> None:
+    assert "cpu-only-build" in error_codes(RAY)
+    assert "cpu-only-build" not in error_codes(RAY.replace("-py38-gpu", "-py38-cpu"))
+
+
+# patrick-kidger/diffrax#80 (kept case 3264): JAX's old fallback line, and the user's "I do have a GPU"
+DIFFRAX = """Here's the full warning that I get (I do have a GPU):
+WARNING:absl:No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)
+"""
+
+
+def test_the_user_saying_the_machine_has_a_gpu_makes_a_cpu_fallback_an_error() -> None:
+    assert worst_severity(DIFFRAX)["cpu-only-build"] is Severity.ERROR
+    assert worst_severity(DIFFRAX.replace(" (I do have a GPU)", ""))["cpu-only-build"] is Severity.WARNING
+
+
+def test_prose_and_archive_shapes() -> None:
+    # NVIDIA/k8s-device-plugin#97: "`nvidia-smi` shows 396.26, which doesn't support CUDA 10"
+    smi = first_snapshot("Install DaemonSet v1.11. `nvidia-smi` shows 396.26, which doesn't support CUDA 10.\n")
+    assert not isinstance(smi.driver, Unavailable) and smi.driver.version == "396.26"
+    # pytorch/pytorch#44253 (kept case 3305): a lower-case model name, then a CJK letter
+    assert [g.name for g in first_snapshot("新版本能不能支持下 tesla k40m的显卡\n").gpu_list()] == ["tesla k40m"]
+    # tensorflow/tensorflow#59016 (kept case 3315): the C library's archive names its build, system and release
+    archive = "No such object: tensorflow/libtensorflow/libtensorflow-gpu-windows-x86_64-2.11.0.zip\n"
+    assert "platform-unsupported" in error_codes(archive)
+    # pyannote/pyannote-audio#1675 (kept case 3276): a conditional's consequent is what happens
+    pyannote = ("If I install pyannote.audio in an env in which torch with cuda is already installed, then during "
+                "installation the torch with cuda is removed and torch cpu is installed.\n"
+                "pip install torch torchaudio --index-url https://download.pytorch.org/whl/cu118\n")
+    assert "cpu-only-build" in error_codes(pyannote)
+    assert "cpu-only-build" not in error_codes("Python 3.10.12\nIf torch cpu is installed, reinstall it.\n"
+                                               "pip install torch --index-url https://download.pytorch.org/whl/cu118\n")
