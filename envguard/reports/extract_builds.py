@@ -122,7 +122,8 @@ _CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
                            rf"(?:{_NOUN}s?\s{{1,2}}(?:of\s{{1,2}})?(?:the\s{{1,2}})?)?({_FW})\b", re.IGNORECASE)
 #: "Pytorch with cpuonly", "torch cpu-only", "PyTorch CPU version"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})(?:\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
-                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}|cpu(?=\s{{1,2}}(?:(?:is|was|gets|got|has\s{{1,2}}been)\s{{1,2}})?(?:re)?installed\b))"
+                          rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}"
+                          rf"|cpu(?=\s{{1,2}}(?:(?:is|was|gets|got|has\s{{1,2}}been)\s{{1,2}})?(?:re)?installed\b))"
                           # NOTE: conda's CPU package names: "installed pytorch_cpu rather than pytorch_cuda"
                           # (Public-BOTs/GaussianPretrain#4), "pytorch-cpu"
                           rf"|[_-]cpu)\b", re.IGNORECASE)

@@ -26,9 +26,9 @@ from envguard.reports import (
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     BUILT_FOR_TORCH_KEY,
-    CUPY_WHEEL_KEY,
     CUDNN_MAJOR_KEY,
     CUDNN_REQUIRED_KEY,
+    CUPY_WHEEL_KEY,
     GPU_SAID_KEY,
     L4T_IMAGE_KEY,
     L4T_NO_RUNTIME_KEY,
