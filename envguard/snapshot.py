@@ -281,6 +281,12 @@ BUILT_FOR_TORCH_KEY = "COMPANION_BUILT_FOR_TORCH"
 #: A cuDNN named by its major only, when the report gives no cuDNN version ("cuda12.4 cudnn9", "CUDA 12 / cuDNN 9"),
 #: as "9|report line 7: text (cuDNN major)": enough for what is built per cuDNN major (ONNX Runtime's GPU builds).
 CUDNN_MAJOR_KEY = "CUDNN_MAJOR_STATED"
+#: A CUDA named by its major alone, when the report gives no CUDA version ("I want to use CUDA 10"), as
+#: "10|report line 5: text (CUDA major)": enough for the driver every minor of that major needs.
+CUDA_MAJOR_KEY = "CUDA_MAJOR_STATED"
+#: The report's failure happened while an image was built ("docker build", a Dockerfile's RUN step), where no GPU is
+#: attached, as "Docker build|report line 1: text (an image build)".
+IMAGE_BUILD_KEY = "IMAGE_BUILD_STEP"
 #: A CuPy wheel the report says is installed, by its CUDA tag ("92", "100", "12x"), as "92|report line 3: text".
 CUPY_WHEEL_KEY = "CUPY_WHEEL"
 #: Separates the parts of a stated fact's value: what was said, then where ("9|report line 7: text (cuDNN major)").

@@ -585,6 +585,29 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
     ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
      {'paddle-not-compiled-with-cuda': {}}),
+    # turboderp-org/exui#37: an exllamav2 wheel built for a newer torch, on Windows
+    ("ImportError: DLL load failed while importing exllamav2_ext: The specified procedure could not be found.",
+     {'windows-extension-procedure-not-found': {}}),
+    # vllm-project/vllm#1488: AWQ kernels on a V100 (7.0), and the scheme form printed as a tuple (vllm#14040)
+    ("The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.",
+     {'vllm-quantization-below-min-capability': {}}),
+    ("RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ', "
+     "'Current capability: 75.')", {'vllm-quantization-below-min-capability': {}}),
+    # openmm/openmm#3756: CUDA 11's NVRTC and a Kepler 3.0 Quadro K2000
+    ("CUDA platform error: Error compiling program: nvrtc: error: invalid value for --gpu-architecture (-arch)",
+     {'nvrtc-invalid-gpu-architecture': {}}),
+    # numba/numba#9216: CUDA_HOME set to a list, so libNVVM is not found
+    ("OSError: libnvvm.so: cannot open shared object file: No such file or directory",
+     {'cuda-shared-object-missing': {'lib': 'libnvvm.so'}}),
+    # isl-org/Open3D-ML#430: open3d 0.13.0's ops built for torch 1.7 under torch 1.8.2
+    ("`Exception: Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!",
+     {'open3d-ml-framework-version-mismatch': {}}),
+    # facebookresearch/pytorch3d#1878: a source-built pytorch3d without its CUDA kernels
+    ("RuntimeError: Not compiled with GPU support.", {'torch-extension-not-compiled-with-gpu': {}}),
+    # GAP-LAB-CUHK-SZ/gaustudio#9: the title names the symbol, not the library
+    ("undefined symbol: _ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEENS2_8optionalINS2_10ScalarTypeEEE",
+     {'torch-symbol-undefined-unnamed-library': {
+         'symbol': '_ZN2at4_ops5zeros4callEN3c108ArrayRefINS2_6SymIntEEENS2_8optionalINS2_10ScalarTypeEEE'}}),
     # facebookresearch/Detectron#574: Caffe2's own cuDNN check, integers in cuDNN's form
     ("RuntimeError: [enforce fail at common_cudnn.h:108] version_match || backwards_compatible_7 || patch_compatible. "
      "cuDNN compiled (7102) and runtime (7005) versions mismatch",

@@ -160,3 +160,18 @@ def test_prose_and_archive_shapes() -> None:
     assert "cpu-only-build" in error_codes(pyannote)
     assert "cpu-only-build" not in error_codes("Python 3.10.12\nIf torch cpu is installed, reinstall it.\n"
                                                "pip install torch --index-url https://download.pytorch.org/whl/cu118\n")
+
+
+# NVIDIA/k8s-device-plugin#97 (kept case 3324): CUDA named by its major, a driver older than any of its releases needs
+K8S = """I want to use CUDA 10, but the device driver version in 1.11 uses 396.26.
+Install DaemonSet v1.11 on k8s cluster. `nvidia-smi` shows 396.26, which doesn't support CUDA 10.
+"""
+
+
+def test_a_cuda_named_by_its_major_needs_its_oldest_release_s_driver() -> None:
+    found = [f for f in findings(K8S) if f.code == "driver-too-old"]
+    assert len(found) == 1 and "410.48" in found[0].message
+    assert not error_codes(K8S.replace("396.26", "418.87"))
+    # two majors name no one CUDA; a device string is no CUDA at all
+    assert not error_codes("with CUDA 9 and 10 it is a lot slower. driver 384.90\n")
+    assert not error_codes("model.to('cuda:0') on driver 390.10\n")

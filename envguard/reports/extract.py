@@ -791,6 +791,11 @@ _P_CUDNN = _named("cudnn", r"\d{1,2}\.\d{1,2}(?:\.\d{1,3})?", hyphenated=True)
 #: cuDNN by its major alone: "cudnn9", "cuDNN 9", "cudnn v8" (not an image tag's "-cudnn8-", not "cudnn 8.9").
 _P_CUDNN_MAJOR = re.compile(r"(?<![A-Za-z0-9_./:-])cudnn\s{0,2}v?([5-9])(?![\w.]|\.\d)", re.IGNORECASE)
 CUDNN_MAJOR = "cudnn_major"
+#: CUDA by its major alone: "I want to use CUDA 10", "incompatible with cuda9" (not "CUDA 10.2", not "cuda:0", not a
+#: range or list of majors, "CUDA 9 and 10", which names no one CUDA).
+_P_CUDA_MAJOR = re.compile(r"(?<![A-Za-z0-9_./:-])cuda[\s-]{0,2}v?(7|8|9|1[0-3])(?![\w.:/+-]|\.\d|\s{0,2}(?:and|or|&|/|,)\s{0,2}"
+                           r"(?:cuda\s{0,2})?\d)", re.IGNORECASE)
+CUDA_MAJOR = "cuda_major"
 _P_PYTHON = _named("python", r"3\.\d{1,2}(?:\.\d{1,3})?")
 #: "Colaboratory decided to upgrade its VM's TF version from 2.1 to 2.2-rc1" (tensorflow/tensorflow#37968): the
 #: version after "to" is the one in use.
@@ -913,6 +918,7 @@ _P_GPU = re.compile(
     r"|(?i:orin|xavier)\s{1,2}(?i:nano|nx)|TX[12]"
     r"|\d{4}\s?[Tt][Ii])(?![0-9A-Za-z_])"
 )
+_GPU_HYPHEN = re.compile(r"^((?:NVIDIA\s{1,2})?(?:GeForce\s{1,2})?(?:RTX|GTX))-(?=\d)")
 #: (ASCII word edges, not \b: "在win10下" has CJK letters on both sides, which \b counts as word characters.)
 _P_OS = re.compile(r"(?<![0-9A-Za-z_])(Windows\s{0,2}(?:10|11|7|8\.1|(?:Server\s{1,2})?20(?:0[38]|1[269]|2[25]))|Win\s{0,1}(?:10|11)|Ubuntu\s{0,2}\d{2}\.?\d{2}(?:\.\d)?(?!\d)|"
                    r"macOS(?:\s{1,2}\d{2}(?:\.\d{1,2})?)?|WSL\s{0,1}2?|CentOS\s{0,2}\d{1,2}|Debian(?:\s{1,2}GNU/Linux)?\s{0,2}\d{1,2}|Fedora\s{0,2}\d{2}|"
@@ -1049,6 +1055,9 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             major = _P_CUDNN_MAJOR.search(sentence) if "cudnn" in sentence.lower() else None
             if major and stated(major):
                 yield Mention(CUDNN_MAJOR, major.group(1), n, PROSE, "text (cuDNN major)")
+            bare = _P_CUDA_MAJOR.search(sentence) if "cuda" in sentence.lower() else None
+            if bare and stated(bare) and len({m.group(1) for m in _P_CUDA_MAJOR.finditer(sentence)}) == 1:
+                yield Mention(CUDA_MAJOR, bare.group(1), n, PROSE, "text (CUDA major)")
             cu = _P_CU.search(sentence)
             if cu:
                 digits = cu.group(1)
@@ -1058,7 +1067,9 @@ def prose(lines: list[str], offset: int) -> Iterator[Mention]:
             # likely a grade, a size or a step
             if gpu and (re.search(r"\d", gpu.group(1)) or gpu.group(1).lower().startswith(_JETSON_WORDS)) \
                     and (len(gpu.group(1)) > 2 or _GPU_AFTER.match(sentence, gpu.end())) and stated(gpu):
-                yield Mention("gpu", gpu.group(1).strip(), n, PROSE, "text", stated_cc(STATED_CC.match(sentence, gpu.end())))
+                # NOTE: "RTX-3060" is the RTX 3060 (PaddlePaddle/Paddle#44077)
+                name = _GPU_HYPHEN.sub(r"\1 ", gpu.group(1).strip())
+                yield Mention("gpu", name, n, PROSE, "text", stated_cc(STATED_CC.match(sentence, gpu.end())))
 
 
 # ---- error messages ----------------------------------------------------------------------------------

@@ -158,12 +158,23 @@ _GPU_IMAGE = re.compile(r"(?:\bdocker\s{1,2}(?:run|pull|create)\b[^\n]{0,200}?\s
                         re.IGNORECASE)
 
 
+#: An image being built: "Docker build fails ...", "docker build -t ...", a Dockerfile's "RUN pip install ..." step.
+_IMAGE_BUILD = re.compile(r"\bdocker(?:\s{1,2}buildx)?\s{1,2}build\b"
+                          r"|\bbuild(?:ing)?\s{1,2}(?:the\s{1,2}|a\s{1,2}|my\s{1,2})?(?:docker\s{1,2})?image\b"
+                          r"|^\s{0,8}RUN\s{1,4}(?:pip3?|python3?|conda|cd|bash|sh)\b",
+                          re.IGNORECASE)
+IMAGE_BUILD = "image_build"
+
+
 def container_facts(lines: list[str], offset: int) -> Iterator[Mention]:
     """The container the report's machine runs in, from the tooling it names (first mention per line), and a GPU
     image it runs."""
     for i, line in enumerate(lines):
         if len(line) > 2000:
             continue
+        built = _IMAGE_BUILD.search(line) if ("uild" in line or "RUN" in line) else None
+        if built is not None:
+            yield Mention(IMAGE_BUILD, built.group(0).strip()[:60], offset + i + 1, MESSAGE, "text (an image build)")
         image = _GPU_IMAGE.search(line) if ":" in line else None
         if image is not None:
             yield Mention(CUDA_REQUEST, f"image {image.group(1)}", offset + i + 1, MESSAGE, "GPU image tag", "")

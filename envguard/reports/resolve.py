@@ -20,16 +20,19 @@ from envguard.reports import (
     extract_builds,
     extract_driver,
     extract_jetson,
+    extract_machine,
     extract_python,
     variants,
 )
 from envguard.reports.mentions import FIELD, MESSAGE, PROSE, TOOL, Mention
 from envguard.snapshot import (
     BUILT_FOR_TORCH_KEY,
+    CUDA_MAJOR_KEY,
     CUDNN_MAJOR_KEY,
     CUDNN_REQUIRED_KEY,
     CUPY_WHEEL_KEY,
     GPU_SAID_KEY,
+    IMAGE_BUILD_KEY,
     L4T_IMAGE_KEY,
     L4T_NO_RUNTIME_KEY,
     NGC_RELEASE_KEY,
@@ -374,6 +377,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     major = get(extract.CUDNN_MAJOR)
     if major is not None and not cudnn_m:
         environment[CUDNN_MAJOR_KEY] = stated(major.value, major.source)
+    cuda_major = get(extract.CUDA_MAJOR)
+    if cuda_major is not None and isinstance(toolkits, Unavailable) and not any(b.cuda for b in frameworks):
+        environment[CUDA_MAJOR_KEY] = stated(cuda_major.value, cuda_major.source)
     ngc = get("ngc")
     if ngc is not None:
         environment[NGC_RELEASE_KEY] = stated(ngc.value, ngc.source)
@@ -386,6 +392,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[GPU_SAID_KEY] = stated(said.value, said.source)
     if available is not None:
         environment[TORCH_CUDA_AVAILABLE_KEY] = stated("Yes", available.source)
+    built = min((m for m in r.mentions if m.kind == extract_machine.IMAGE_BUILD), key=lambda m: m.line, default=None)
+    if built is not None:
+        environment[IMAGE_BUILD_KEY] = stated(built.value, built.source)
     cupy = get("cupy_wheel")
     if cupy is not None:
         environment[CUPY_WHEEL_KEY] = stated(cupy.value, cupy.source)

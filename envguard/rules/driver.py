@@ -18,7 +18,15 @@ from envguard.rules.base import (
     system_of,
     version,
 )
-from envguard.snapshot import TORCH_CUDA_AVAILABLE_KEY, DriverInfo, FrameworkBuild, Snapshot, Unavailable, stated_parts
+from envguard.snapshot import (
+    CUDA_MAJOR_KEY,
+    TORCH_CUDA_AVAILABLE_KEY,
+    DriverInfo,
+    FrameworkBuild,
+    Snapshot,
+    Unavailable,
+    stated_parts,
+)
 
 RELOAD_FIX = (
     "reboot, or unload and reload the NVIDIA kernel modules so they match the installed user-space "
@@ -62,7 +70,8 @@ class DriverRule:
         image = image_build(snapshot)
         if image is not None:
             yield from self._too_old(driver, image, snapshot, matrices)
-        toolkit = toolkit_build(snapshot) if not builds and image is None else None
+        toolkit = (toolkit_build(snapshot) or major_build(snapshot, matrices)) if not builds and image is None \
+            else None
         if toolkit is not None and self._toolkit_judged(driver, toolkit, snapshot, matrices):
             yield from self._too_old(driver, toolkit, snapshot, matrices)
 
@@ -73,7 +82,12 @@ class DriverRule:
         have, need, cuda = version(driver.version), version(toolkit.cuda), version(driver.cuda_driver_version)
         if have is None or need is None or matrices.cuda_driver.floor(toolkit.cuda or "", system_of(snapshot)) is None:
             return False
-        return not (cuda is not None and cuda.major >= 11 and need.major > cuda.major)
+        if cuda is not None and cuda.release[:2] == need.release[:2]:
+            # NOTE: the driver itself claims this CUDA (nvidia-smi's "CUDA Version" read as a toolkit too): a driver
+            # older than its own CUDA's floor is a user-mode/kernel mismatch (error 804), the rules of that judge it
+            return False
+        return toolkit.distribution != "cuda-toolkit" or not (cuda is not None and cuda.major >= 11
+                                                               and need.major > cuda.major)
 
     def _unavailable(self, driver: Unavailable, builds: list[FrameworkBuild], snapshot: Snapshot) -> Iterator[Finding]:
         evidence = (ev("driver", f"unavailable: {driver.reason}", ", ".join(driver.tried) or "probe"),)
@@ -143,6 +157,8 @@ class DriverRule:
             fix += f"; {compat}"
         subject = (f"Programs built with CUDA toolkit {build.version} (its CUDA {build.cuda} runtime) need"
                    if build.distribution == "cuda-toolkit" else
+                   f"CUDA {build.version} (the report names CUDA by its major; even its oldest release, "
+                   f"{build.cuda}) needs" if build.distribution == "cuda-major" else
                    f"{build.name} {build.version} was built with CUDA {build.cuda}, which needs")
         yield Finding(
             "driver-too-old", Severity.ERROR,
@@ -223,6 +239,23 @@ def image_build(snapshot: Snapshot) -> FrameworkBuild | None:
         return None
     return FrameworkBuild("container image", "image", f"(CUDA {cuda})", "cuda", f"{v.major}.{v.minor}", None,
                           source="report: container image CUDA")
+
+
+def major_build(snapshot: Snapshot, matrices: Matrices) -> FrameworkBuild | None:
+    """A CUDA the report names by its major alone ("I want to use CUDA 10", NVIDIA/k8s-device-plugin#97), as the
+    oldest release of that major the driver matrix knows: every minor of it needs at least that one's driver."""
+    said = snapshot.environment.get(CUDA_MAJOR_KEY)
+    if not said or not snapshot.from_report or any(m.signature.id.startswith("driver-too-old-said") for m in
+                                                   matrices.errors.match(snapshot.observed_errors)):
+        return None  # NOTE: "fails due insufficient driver version" beside it is driver_said's finding
+    major, where = stated_parts(said)
+    minors = sorted(v for r in matrices.cuda_driver.releases if (v := version(".".join(map(str, r.minor_series))))
+                     is not None and v.major == int(major))
+    family = any(f.major == int(major) for f in matrices.cuda_driver.families)
+    oldest = f"{major}.0" if family or not minors else f"{minors[0].major}.{minors[0].minor}"
+    return FrameworkBuild("CUDA", "cuda-major", f"{major}.x", "cuda", oldest, None,
+                          source=f"{where}: CUDA {major} named by its major; its oldest release {oldest} needs the "
+                                 "lowest driver of any")
 
 
 def toolkit_build(snapshot: Snapshot) -> FrameworkBuild | None:

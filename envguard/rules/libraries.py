@@ -175,8 +175,9 @@ class ReportedWheelPinRule:
 
 
 #: "This CuPy wheel (precompiled binary) package requires CUDA 9.0. You need to install CUDA Toolkit 9.0 to use these
-#: packages." (PyPI, cupy-cuda90); cupy-cuda11x is for CUDA 11.2-11.8, cupy-cuda12x for 12.x (docs.cupy.dev install).
-_CUPY_SOURCE = "https://pypi.org/project/cupy-cuda90/4.1.0 ; https://docs.cupy.dev/en/stable/install.html"
+#: packages." (the cupy-cuda90 package's description); CuPy's install guide of each release lists its wheels per CUDA
+#: ("(For CUDA 9.2) $ pip install cupy-cuda92", v4.5.0); cupy-cuda11x is for CUDA 11.2-11.8, cupy-cuda12x for 12.x.
+_CUPY_SOURCE = "https://docs.cupy.dev/en/v4.5.0/install.html ; https://docs.cupy.dev/en/stable/install.html"
 
 
 class CupyWheelRule:

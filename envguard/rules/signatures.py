@@ -14,7 +14,15 @@ from envguard.rules.arch_evidence import ARCH_CODE, no_kernels
 from envguard.rules.base import CUDNN_CALL_FAILED, driver_evidence, gpu_cc, series, system_of, version
 from envguard.rules.corroborate import SUBJECT
 from envguard.rules.tf_arch import JIT_FAILED
-from envguard.snapshot import GPU_SAID_KEY, SMI_FAILED_KEY, TORCH_INDEX_KEY, Snapshot, Unavailable, stated_parts
+from envguard.snapshot import (
+    GPU_SAID_KEY,
+    IMAGE_BUILD_KEY,
+    SMI_FAILED_KEY,
+    TORCH_INDEX_KEY,
+    Snapshot,
+    Unavailable,
+    stated_parts,
+)
 
 if TYPE_CHECKING:
     from envguard.knowledge.errors import SignatureMatch
@@ -167,19 +175,25 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(Evidence("pip could not reach an index", _excerpt(offline), snapshot.origin))
                 unreachable = True
-            if sig.id == _TF_DLOPEN and severity is Severity.ERROR and machine is None and \
+            toolkit = snapshot.toolkit_list()[0] if snapshot.toolkit_list() else None
+            if sig.id == _TF_DLOPEN and severity is Severity.ERROR and machine is None and toolkit is None and \
                     GPU_SAID_KEY not in snapshot.environment and \
-                    match.groups.get("lib", "").lower().startswith("cudart"):
+                    match.groups.get("lib", "").lower().removeprefix("lib").startswith("cudart"):
                 # NOTE: TensorFlow's GPU build tries the CUDA runtime at import on every machine, and says so: "Ignore
-                # above cudart dlerror if you do not have a GPU set up on your machine" (cudart_stub.cc). With no GPU
-                # or driver in the report, and nothing saying there is one ("I do have a GPU set up"), the message
-                # alone does not show a GPU machine (google/lightweight_mmm#23).
+                # above cudart dlerror if you do not have a GPU set up on your machine" (cudart_stub.cc). With no GPU,
+                # driver or CUDA toolkit in the report, and nothing saying there is one ("I do have a GPU set up"),
+                # the message alone does not show a GPU machine (google/lightweight_mmm#23; huggingface/transformers
+                # #11804: TensorFlow imported beside a PyTorch job; the soname is "libcudart.so.X" on Linux,
+                # "cudart64_X.dll" on Windows).
                 severity = Severity.WARNING
                 evidence.append(Evidence("GPU", "not reported (TensorFlow prints this at import on machines without "
                                          "a GPU too)", _CUDART_STUB_SOURCE))
             elif sig.id == _TF_DLOPEN and machine is None and (said := snapshot.environment.get(GPU_SAID_KEY)):
                 value, where = stated_parts(said)
                 evidence.append(Evidence("GPU", f"the report says so: {value!r}", where))
+            elif sig.id == _TF_DLOPEN and machine is None and toolkit is not None:
+                evidence.append(Evidence("CUDA toolkit", f"{toolkit.version} (a CUDA set up for a GPU)",
+                                         toolkit.source))
             if sig.id == _NMS_MISSING and severity is Severity.ERROR and \
                     (pair := _release_pair(snapshot, matrices)) is not None:
                 # NOTE: the report shows torch and torchvision of one release and one variant: the operator is missing
@@ -187,6 +201,14 @@ class SignatureRule:
                 # 'import torchvision' first, pytorch/pytorch#138567), not because of a mismatched pair
                 severity = Severity.WARNING
                 evidence.append(pair)
+            if sig.id in _NO_DRIVER_AT_BUILD and severity is Severity.ERROR and machine is None and \
+                    (image_built := snapshot.environment.get(IMAGE_BUILD_KEY)) is not None:
+                # NOTE: an image build attaches no GPU (docker build's RUN steps run without the NVIDIA runtime), so
+                # torch finds no driver there on a GPU host too: build steps must not need one (NVIDIA/apex#486:
+                # torch's cpp_extension querying the device during 'RUN pip install apex'; TORCH_CUDA_ARCH_LIST set)
+                severity = Severity.WARNING
+                value, where = stated_parts(image_built)
+                evidence.append(Evidence("image build", f"{value!r} (no GPU is attached while an image builds)", where))
             if sig.id in _DRIVER_UNREACHABLE and severity is Severity.ERROR and \
                     (working := _smi_worked(snapshot)) is not None:
                 # NOTE: the same report shows nvidia-smi answering (its table's driver): the failure was another
@@ -309,6 +331,8 @@ _INDEX_CHECK = ("Open the index URL from the same shell (curl -I URL): fix the p
 
 #: nvidia-smi failing to reach the driver.
 _DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
+#: torch finding no driver: a warning when it happened while an image was built.
+_NO_DRIVER_AT_BUILD = frozenset({"torch-no-nvidia-driver"})
 
 
 _REPORT_LINE = re.compile(r"report line (\d{1,7})")

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from envguard.findings import Finding, Severity
+from envguard.findings import Evidence, Finding, Severity
 from envguard.knowledge import Matrices
 from envguard.rules.arch import ArchRule
 from envguard.rules.base import build_evidence, ev, gpu_cc, gpu_evidence, newest_toolkit, platform_of, version
@@ -96,6 +97,17 @@ class TfToolkitArchRule:
                 )
 
 
+#: NVRTC's refusal of the GPU's architecture (errors.toml nvrtc-invalid-gpu-architecture).
+_NVRTC_ARCH = "invalid value for --gpu-architecture"
+
+
+def _confirmed(finding: Finding, refused: str, snapshot: Snapshot) -> Finding:
+    """The toolkit-arch warning made an error by NVRTC's own refusal of the architecture."""
+    return replace(finding, severity=Severity.ERROR,
+                   evidence=(*finding.evidence, Evidence("NVRTC refused the architecture", refused[:160],
+                                                         snapshot.origin)))
+
+
 class ReportedToolkitArchRule:
     """A report that names only a CUDA toolkit (no framework build's CUDA) older than its GPU's first toolkit.
 
@@ -115,13 +127,17 @@ class ReportedToolkitArchRule:
         if newest is None:
             return
         have, toolkit = newest
+        # NOTE: NVRTC (the toolkit's runtime compiler, which OpenMM, ACEMD and CuPy JIT with) refusing the GPU's
+        # architecture settles what the warning leaves open: no PTX path either (openmm/openmm#3756)
+        refused = next((x for x in snapshot.observed_errors if _NVRTC_ARCH in x), None)
         for gpu in snapshot.gpu_list():
             beyond = _newer_than_toolkit(gpu, have, matrices)
             if beyond is None:
-                yield from self._older_than_toolkit(gpu, have, toolkit, matrices)
+                for finding in self._older_than_toolkit(gpu, have, toolkit, matrices):
+                    yield _confirmed(finding, refused, snapshot) if refused else finding
                 continue
             cc, cc_source, row, first = beyond
-            yield Finding(
+            finding = Finding(
                 "arch-unsupported", Severity.WARNING,
                 f"GPU {gpu.index} ({gpu.name}, compute capability {cc}) is newer than CUDA {toolkit.version}, the "
                 f"toolkit the report names (the first that compiles for {cc} is CUDA {first}): code built with it "
@@ -132,6 +148,7 @@ class ReportedToolkitArchRule:
                 f"use CUDA {first} or newer (and framework builds made with it) for compute capability {cc}",
                 row.prov.source, "CUDA toolkit",
             )
+            yield _confirmed(finding, refused, snapshot) if refused else finding
 
     @staticmethod
     def _older_than_toolkit(gpu: GpuInfo, have: Version, toolkit: CudaToolkit, matrices: Matrices) -> Iterator[Finding]:
