@@ -585,11 +585,18 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
     ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
      {'paddle-not-compiled-with-cuda': {}}),
+    # open-mmlab/mmdetection3d#2061: the plain spconv package is the CPU build
+    ("RuntimeError: /io/build/spconv/SpconvOps_get_indice_pairs.cc(65) not implemented for CPU ONLY build.",
+     {'spconv-cpu-only-build': {}}),
+    # NVlabs/nvdiffrast#75: error 209 is cudaErrorNoKernelImageForDevice
+    ("RuntimeError: Cuda error: 209[cudaLaunchKernel(func, gridSize, blockSize, args, 0, stream);]",
+     {'cuda-no-kernel-image': {}}),
     # turboderp-org/exui#37: an exllamav2 wheel built for a newer torch, on Windows
     ("ImportError: DLL load failed while importing exllamav2_ext: The specified procedure could not be found.",
      {'windows-extension-procedure-not-found': {}}),
     # vllm-project/vllm#1488: AWQ kernels on a V100 (7.0), and the scheme form printed as a tuple (vllm#14040)
-    ("The quantization method awq is not supported for the current GPU. Minimum capability: 75. Current capability: 70.",
+    ("The quantization method awq is not supported for the current GPU. Minimum capability: 75. "
+     "Current capability: 70.",
      {'vllm-quantization-below-min-capability': {}}),
     ("RuntimeError: ('Quantization scheme is not supported for ', 'the current GPU. Min capability: 80. ', "
      "'Current capability: 75.')", {'vllm-quantization-below-min-capability': {}}),

@@ -1,8 +1,10 @@
-"""Held-out sets FT-FX (issue 14, eighth wave): what they taught, on a real report's text (the public source above
-it). A report's pip lines meet torch's cuDNN/NCCL wheel pins as a probed environment's Requires-Dist does; pip's log
-shapes (URL-encoded wheel names, "Collecting X==Y" then a download) are read; an install command the text says
-failed states nothing; a CuPy wheel needs the CUDA its name gives; a report naming only a CUDA toolkit and a driver
-has the driver judged against that toolkit; a GPU-flavoured image tag means a GPU was meant."""
+"""Held-out sets FT-FX and FY-GC (issue 14, eighth and ninth waves): what they taught, on a real report's text (the
+public source above it). A report's pip lines meet torch's cuDNN/NCCL wheel pins as a probed environment's
+Requires-Dist does; pip's log shapes (URL-encoded wheel names, "Collecting X==Y" then a download) are read; an install
+command the text says failed states nothing; a CuPy wheel needs the CUDA its name gives; a report naming only a CUDA
+toolkit and a driver has the driver judged against that toolkit; a GPU-flavoured image tag means a GPU was meant.
+TensorFlow's import-time CUDA-runtime dlopen and torch's missing driver during an image build show no GPU machine;
+NVRTC refusing the GPU's architecture settles the toolkit's."""
 
 from __future__ import annotations
 
@@ -175,3 +177,49 @@ def test_a_cuda_named_by_its_major_needs_its_oldest_release_s_driver() -> None:
     # two majors name no one CUDA; a device string is no CUDA at all
     assert not error_codes("with CUDA 9 and 10 it is a lot slower. driver 384.90\n")
     assert not error_codes("model.to('cuda:0') on driver 390.10\n")
+
+
+# huggingface/transformers#11793 (kept case 3372, a negative): TensorFlow's import-time dlopen of the CUDA runtime on
+# Linux, beside a PyTorch job, with nothing in the report showing a GPU, driver or CUDA toolkit
+HF = """r10i6n8: 2021-05-20 19:52:04.357654: W tensorflow/stream_executor/platform/default/dso_loader.cc:64] Could not \
+load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object file: No such file or \
+directory; LD_LIBRARY_PATH: [...]
+r10i6n8: 2021-05-20 19:52:04.357677: I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror \
+if you do not have a GPU set up on your machine.
+"""
+
+
+def test_tensorflow_s_cudart_dlopen_is_a_warning_without_a_gpu_setup() -> None:
+    assert worst_severity(HF)["cuda-libs-missing"] is Severity.WARNING
+    # a CUDA toolkit the report names is a CUDA set up for a GPU (tensorflow#41990-like reports, kept case 1750)
+    assert "cuda-libs-missing" in error_codes(HF + "nvcc: Cuda compilation tools, release 11.0, V11.0.194\n")
+
+
+# NVIDIA/apex#486 (kept case 3357, a negative): torch finds no driver while an image builds
+APEX = """Docker build fails on pytorch master since Aug 15, 2019 with "AssertionError: Found no NVIDIA driver on your \
+system"
+`RUN pip install -v --no-cache-dir --global-option="--cpp_ext" --global-option="--cuda_ext" apex/`
+"""
+
+
+def test_no_driver_during_an_image_build_is_a_warning() -> None:
+    assert worst_severity(APEX)["driver-missing"] is Severity.WARNING
+    ran = "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU\n" \
+          "Python 3.10.4\n"
+    assert "driver-missing" in error_codes(ran)
+
+
+# openmm/openmm#3756 (kept case 3380) and pytorch/pytorch (kept case 1832, a negative): NVRTC refusing the GPU's
+# architecture is an error when the GPU is outside the toolkit the report names
+OPENMM = """Hi! Im trying to install openmm using conda in ubuntu 20.04 with nvidia graphic card Quadro K2000. Have \
+installed cuda 11.4.
+CUDA platform error: Error compiling program: nvrtc: error: invalid value for --gpu-architecture (-arch)
+"""
+
+
+def test_nvrtc_refusing_the_architecture_settles_the_toolkit_arch_warning() -> None:
+    assert "arch-unsupported" in error_codes(OPENMM)
+    jiterator = ("nvrtc: error: invalid value for --gpu-architecture (-arch)\nRTX 4090\npytorch 1.14+cu117  nightly\n"
+                 "cuda 11.8\n")
+    assert "arch-unsupported" not in error_codes(jiterator)
+    assert worst_severity(jiterator)["arch-unsupported"] is Severity.WARNING
