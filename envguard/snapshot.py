@@ -284,6 +284,9 @@ CUDNN_MAJOR_KEY = "CUDNN_MAJOR_STATED"
 #: A CUDA named by its major alone, when the report gives no CUDA version ("I want to use CUDA 10"), as
 #: "10|report line 5: text (CUDA major)": enough for the driver every minor of that major needs.
 CUDA_MAJOR_KEY = "CUDA_MAJOR_STATED"
+#: What in a report says its machine has no NVIDIA GPU, or runs on the CPU by choice ("MacBook Air", "ROCm", "I use the
+#: cpu"), as "MacBook Air|report line 3: text (no NVIDIA GPU, or the CPU by choice)".
+NO_NVIDIA_KEY = "REPORT_NO_NVIDIA_GPU"
 #: The report's failure happened while an image was built ("docker build", a Dockerfile's RUN step), where no GPU is
 #: attached, as "Docker build|report line 1: text (an image build)".
 IMAGE_BUILD_KEY = "IMAGE_BUILD_STEP"

@@ -35,6 +35,7 @@ GPU_WANTED = "gpu_wanted"  #: key: framework; value: a sentence's words wanting 
 CPU_CLAIM = "cpu_claim"  #: key: framework; value: the sentence's words
 CONDA_TORCH_REQUEST = "conda_torch_request"  #: key "torch"; value "1.9.0|11.3" (pytorch=, cudatoolkit=)
 GPU_PRESENT = "gpu_present"  #: value: what shows a usable NVIDIA GPU on the machine (a machine fact)
+NO_NVIDIA = "no_nvidia_gpu"  #: value: what says the machine has no NVIDIA GPU, or runs on the CPU by choice
 
 _FRAMEWORK_OF = {"pytorch": "torch", "torch": "torch", "tensorflow": "tensorflow", "tensorflow-base": "tensorflow",
                  "tensorflow-gpu": "tensorflow", "tf": "tensorflow", "jaxlib": "jax", "jax": "jax",
@@ -252,6 +253,34 @@ def build_facts(lines: list[str], offset: int) -> Iterator[Mention]:
         yield from _requests(line, n)
         yield from _sentences(line, n, lines[i - 1] if i else "")
         yield from _machine(lines, i, n)
+        yield from _no_nvidia(line, n)
+
+
+#: What says the machine has no NVIDIA GPU, or that the user runs on the CPU on purpose: an Apple Silicon Mac
+#: ("MacBook Air", "Macbook M1 pro", "apple m1"), another vendor's accelerator (an AMD Radeon/RX card, ROCm, Intel Arc,
+#: XPU, DirectML), or the user's own words ("I use the cpu", "a non-cuda env", "运行这一步时我使用的是cpu") — where
+#: "Torch not compiled with CUDA enabled" or "Found no NVIDIA driver" is the code asking for CUDA, not a broken
+#: install (insanely-fast-whisper#107, declare-lab/tango#12, intel/torch-xpu-ops#3579, AF-SfMLearner#39).
+_NO_NVIDIA = re.compile(
+    r"\bmac\s{0,1}book(?:\s{1,2}(?:air|pro))?\b|\bmac\s{1,2}(?:mini|studio)\b|\bimac\b|\bapple\s{1,2}(?:silicon|m[1-5])\b"
+    r"|\bm[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac|chip)\b|\bon\s{1,2}(?:my\s{1,2}|a\s{1,2})?mac\b"
+    r"|\bamd\s{1,2}(?:radeon|gpu)|\bradeon\b|\brx\s{0,1}[4-9]\d{2,3}\b|\brocm\b|\bintel\s{1,2}arc\b|\barc\s{1,2}[ab]\d{3}\b"
+    r"|\bxpu\b|\bdirectml\b|\bmps\b"
+    r"|\bI(?:'m|\s{1,2}am)?\s{1,2}(?:use|using|run|running|have)\s{1,2}(?:only\s{1,2})?(?:the\s{1,2}|a\s{1,2})?cpu\b"
+    r"|\bcpu[- ]only\s{1,2}(?:machine|server|laptop|computer|system|env(?:ironment)?|node)\b"
+    r"|\bnon-cuda\s{1,2}(?:env|environment|machine|system)\b"
+    r"|\b(?:use|run(?:\s{1,2}it)?\s{1,2}on)\s{1,2}(?:the\s{1,2})?cpu\s{1,2}instead\b"
+    r"|\bI\s{1,2}(?:don't|do\s{1,2}not|dont)\s{1,2}have\s{1,2}(?:an?\s{1,2})?(?:nvidia\s{1,2}|cuda\s{1,2}|dedicated\s{1,2})?gpu\b"
+    r"|(?:使用的是|用的是|只有)\s{0,2}cpu|没有(?:独立)?(?:显卡|gpu)",
+    re.IGNORECASE)
+
+
+def _no_nvidia(line: str, n: int) -> Iterator[Mention]:
+    if len(line) > 2000:
+        return
+    found = _NO_NVIDIA.search(line)
+    if found is not None:
+        yield Mention(NO_NVIDIA, found.group(0).strip(), n, PROSE, "text (no NVIDIA GPU, or the CPU by choice)")
 
 
 def _self_report(lines: list[str], i: int, n: int) -> Iterator[Mention]:

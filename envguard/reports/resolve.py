@@ -36,6 +36,7 @@ from envguard.snapshot import (
     L4T_IMAGE_KEY,
     L4T_NO_RUNTIME_KEY,
     NGC_RELEASE_KEY,
+    NO_NVIDIA_KEY,
     NOT_REPORTED,
     ONLY_TORCH_INDEX_KEY,
     PYTHON_32BIT_KEY,
@@ -392,6 +393,9 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[GPU_SAID_KEY] = stated(said.value, said.source)
     if available is not None:
         environment[TORCH_CUDA_AVAILABLE_KEY] = stated("Yes", available.source)
+    no_nvidia = min((m for m in r.mentions if m.kind == extract_builds.NO_NVIDIA), key=lambda m: m.line, default=None)
+    if no_nvidia is not None:
+        environment[NO_NVIDIA_KEY] = stated(no_nvidia.value, no_nvidia.source)
     built = min((m for m in r.mentions if m.kind == extract_machine.IMAGE_BUILD), key=lambda m: m.line, default=None)
     if built is not None:
         environment[IMAGE_BUILD_KEY] = stated(built.value, built.source)

@@ -17,6 +17,7 @@ from envguard.rules.tf_arch import JIT_FAILED
 from envguard.snapshot import (
     GPU_SAID_KEY,
     IMAGE_BUILD_KEY,
+    NO_NVIDIA_KEY,
     SMI_FAILED_KEY,
     TORCH_INDEX_KEY,
     Snapshot,
@@ -157,6 +158,16 @@ class SignatureRule:
                 severity = Severity.ERROR
                 evidence.append(Evidence("NVIDIA device nodes", "present (JAX checks /dev/nvidia0, /dev/nvidiactl, "
                                          "/dev/dxg before printing this)", _JAX_HARDWARE_SOURCE))
+            if sig.code in _CODE_ASKS_FOR_CUDA and severity is Severity.ERROR and machine is None and \
+                    GPU_SAID_KEY not in snapshot.environment and not snapshot.toolkit_list() and \
+                    (none_there := snapshot.environment.get(NO_NVIDIA_KEY)) is not None:
+                # NOTE: the report says the machine has no NVIDIA GPU (an Apple Silicon Mac, an AMD or Intel card) or
+                # runs on the CPU on purpose: "Torch not compiled with CUDA enabled" / "Found no NVIDIA driver" is
+                # then the code asking for CUDA (device='cuda', .cuda()), not an install to replace
+                # (Vaibhavs10/insanely-fast-whisper#107, intel/torch-xpu-ops#3579, ShuweiShao/AF-SfMLearner#39)
+                severity = Severity.WARNING
+                value, where = stated_parts(none_there)
+                evidence.append(Evidence("no NVIDIA GPU", f"the report says {value!r}", where))
             if sig.code == "cpu-only-build" and severity is Severity.ERROR and system_of(snapshot) == "darwin":
                 # NOTE: macOS has no CUDA build of any framework (the CPU/MPS build is the only one): code that asks
                 # for CUDA there is the program's choice, not an install to replace (zai-org/ChatGLM-6B#549 on an M1)
@@ -331,6 +342,9 @@ _INDEX_CHECK = ("Open the index URL from the same shell (curl -I URL): fix the p
 
 #: nvidia-smi failing to reach the driver.
 _DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
+#: Findings a message gives that mean "this code asked for CUDA": a warning on a machine the report says has no NVIDIA
+#: GPU.
+_CODE_ASKS_FOR_CUDA = frozenset({"cpu-only-build", "driver-missing"})
 #: torch finding no driver: a warning when it happened while an image was built.
 _NO_DRIVER_AT_BUILD = frozenset({"torch-no-nvidia-driver"})
 
