@@ -223,3 +223,36 @@ def test_nvrtc_refusing_the_architecture_settles_the_toolkit_arch_warning() -> N
                  "cuda 11.8\n")
     assert "arch-unsupported" not in error_codes(jiterator)
     assert worst_severity(jiterator)["arch-unsupported"] is Severity.WARNING
+
+
+# Held-out set GE (tenth wave): machines without an NVIDIA GPU, where "Torch not compiled with CUDA enabled" and
+# "Found no NVIDIA driver" are the code asking for CUDA (Vaibhavs10/insanely-fast-whisper#107, kept case 3426;
+# ShuweiShao/AF-SfMLearner#39, kept case 3434)
+MAC = """AssertionError: Torch not compiled with CUDA enabled
+
+I am using MacBook Air and I am getting this error:
+"""
+CPU_ZH = """RuntimeError: Found no NVIDIA driver on your system.
+
+您好，在evaluate_depth.py的encoder.cuda()出现了报错信息：RuntimeError: Found no NVIDIA driver on your system.
+运行这一步时我使用的是cpu，请问有办法规避这个报错吗？
+"""
+
+
+def test_a_machine_said_to_have_no_nvidia_gpu_makes_cuda_asks_warnings() -> None:
+    assert worst_severity(MAC)["cpu-only-build"] is Severity.WARNING
+    assert worst_severity(CPU_ZH)["driver-missing"] is Severity.WARNING
+    # the same message beside an NVIDIA GPU stays an error
+    assert "cpu-only-build" in error_codes(MAC.replace("MacBook Air", "an RTX 3060"))
+
+
+# raryelcostasouza/pyTranscriber#56 (kept case 3437): "installed Torch without the CUDA version"
+WHISPER = """The openai-whisper package installed Torch without the CUDA version, but I installed Torch using
+`pip3 install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu126`
+"""
+
+
+def test_torch_without_the_cuda_version_is_a_cpu_build() -> None:
+    torch = first_snapshot(WHISPER).framework("torch")
+    assert torch is not None and torch.accelerator == "cpu"
+    assert "cpu-only-build" in error_codes(WHISPER)

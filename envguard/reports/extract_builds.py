@@ -125,6 +125,8 @@ _CLAIM_BEFORE = re.compile(rf"(?:\[|\b)(?:{_CPU_WORD})\]?\s{{0,2}}"
 _CLAIM_AFTER = re.compile(rf"\b({_FW})(?:\s{{1,2}}(?:\(|with\s{{1,2}})?\s{{0,2}}"
                           rf"(?:cpuonly|cpu[- ]only|cpu\s{{0,2}}{_NOUN}"
                           rf"|cpu(?=\s{{1,2}}(?:(?:is|was|gets|got|has\s{{1,2}}been)\s{{1,2}})?(?:re)?installed\b))"
+                          # NOTE: "installed Torch without the CUDA version" (raryelcostasouza/pyTranscriber#56)
+                          rf"|\s{{1,2}}without\s{{1,2}}(?:the\s{{1,2}})?cuda(?:\s{{1,2}}(?:version|support|build))?"
                           # NOTE: conda's CPU package names: "installed pytorch_cpu rather than pytorch_cuda"
                           # (Public-BOTs/GaussianPretrain#4), "pytorch-cpu"
                           rf"|[_-]cpu)\b", re.IGNORECASE)
@@ -413,8 +415,8 @@ def _sentences(line: str, n: int, prev: str = "") -> Iterator[Mention]:
         # NOTE: Markdown's code marks are not words: "installs `cpu` versions of `pytorch`" (chemprop/chemprop#183)
         sentence = marked.replace("`", "")
         lowered = sentence.lower()
-        if "cpu" in lowered and not _CLAIM_HEDGE.search(_COURTESY.sub("", _INSTEAD_OF_GPU.sub("", _IF_THEN.sub(
-                "", sentence)))):
+        unhedged = _COURTESY.sub("", _INSTEAD_OF_GPU.sub("", _IF_THEN.sub("", sentence)))
+        if ("cpu" in lowered or "without" in lowered) and not _CLAIM_HEDGE.search(unhedged):
             claimed = False
             for regex in (_CLAIM_BEFORE, _CLAIM_AFTER):
                 found = regex.search(sentence)
