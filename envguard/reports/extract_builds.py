@@ -267,7 +267,7 @@ _NO_NVIDIA = re.compile(
     r"\bmac\s{0,1}book(?:\s{1,2}(?:air|pro))?\b|\bmac\s{1,2}(?:mini|studio)\b|\bimac\b|\bapple\s{1,2}(?:silicon|m[1-5])\b"
     r"|\bm[1-5](?:\s{1,2}(?:pro|max|ultra))?\s{1,2}(?:mac|chip)\b|\bon\s{1,2}(?:my\s{1,2}|a\s{1,2})?mac\b"
     r"|\bamd\s{1,2}(?:radeon|gpu)|\bradeon\b|\brx\s{0,1}[4-9]\d{2,3}\b|\brocm\b|\bintel\s{1,2}arc\b|\barc\s{1,2}[ab]\d{3}\b"
-    r"|\bxpu\b|\bdirectml\b|\bmps\b"
+    r"|\bxpu\b|\bdirectml\b|\bmps\b|\bintel(?:®|\(R\))?\s{1,2}(?:xe|iris|uhd|hd)\s{1,2}graphics\b"
     r"|\bI(?:'m|\s{1,2}am)?\s{1,2}(?:use|using|run|running|have)\s{1,2}(?:only\s{1,2})?(?:the\s{1,2}|a\s{1,2})?cpu\b"
     r"|\bcpu[- ]only\s{1,2}(?:machine|server|laptop|computer|system|env(?:ironment)?|node)\b"
     r"|\bnon-cuda\s{1,2}(?:env|environment|machine|system)\b"

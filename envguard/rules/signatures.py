@@ -342,9 +342,9 @@ _INDEX_CHECK = ("Open the index URL from the same shell (curl -I URL): fix the p
 
 #: nvidia-smi failing to reach the driver.
 _DRIVER_UNREACHABLE = frozenset({"nvidia-smi-cannot-communicate"})
-#: Findings a message gives that mean "this code asked for CUDA": a warning on a machine the report says has no NVIDIA
-#: GPU.
-_CODE_ASKS_FOR_CUDA = frozenset({"cpu-only-build", "driver-missing"})
+#: Findings a message gives that mean "this code (or a docker run --gpus) asked for CUDA": a warning on a machine the
+#: report says has no NVIDIA GPU (fboulnois/stable-diffusion-docker#82: an Intel Xe laptop).
+_CODE_ASKS_FOR_CUDA = frozenset({"cpu-only-build", "driver-missing", "gpu-runtime-missing"})
 #: torch finding no driver: a warning when it happened while an image was built.
 _NO_DRIVER_AT_BUILD = frozenset({"torch-no-nvidia-driver"})
 
