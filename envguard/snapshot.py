@@ -159,6 +159,8 @@ class Distribution:
     version: str
     #: Requires-Dist lines as written in the metadata (markers kept).
     requires: tuple[str, ...] = ()
+    #: Where a pasted report states it ("report line 12: pip freeze"); empty for a probed interpreter's distribution.
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)

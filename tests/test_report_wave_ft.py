@@ -20,6 +20,8 @@ def test_reported_pip_lines_meet_torch_s_cudnn_pin() -> None:
     found = [f for f in findings(FREEZE) if f.code == "cudnn-mismatch"]
     assert len(found) == 1 and found[0].severity is Severity.ERROR
     assert "nvidia-cudnn-cu12==9.1.0.70" in " ".join(e.value for e in found[0].evidence)
+    # the evidence names the report line the wheel was read from (issue 14, item 6), not the whole report
+    assert [e.source for e in found[0].evidence if e.fact == "nvidia-cudnn-cu12"] == ["report line 2: pip freeze"]
     # the pinned cuDNN, or a newer minor of its major, is fine; so is an older NCCL patch of the pinned minor
     assert "cudnn-mismatch" not in error_codes(FREEZE.replace("8.9.2.26", "9.1.0.70"))
     assert "cudnn-mismatch" not in error_codes(FREEZE.replace("8.9.2.26", "9.5.1.17"))

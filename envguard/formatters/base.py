@@ -115,8 +115,9 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
               if d.name.lower().replace("_", "-").startswith("nvidia-") and "ml-py" not in d.name.lower()]
     if wheels:
         names = [f"{d.name} {d.version}" for d in sorted(wheels, key=lambda d: d.name.lower())]
-        rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)),
-                               snapshot.origin if report else "target interpreter distributions"))
+        where = next((d.source for d in wheels if d.source), snapshot.origin) if report else \
+            "target interpreter distributions"
+        rows.append(SummaryRow("NVIDIA wheels", ", ".join(_short(names)), where))
     for label, component in (("cuDNN", snapshot.cudnn), ("NCCL", snapshot.nccl)):
         if label == "cuDNN" and isinstance(component, Unavailable) and CUDNN_MAJOR_KEY in snapshot.environment:
             major, where = stated_parts(snapshot.environment[CUDNN_MAJOR_KEY])
@@ -162,10 +163,11 @@ def environment_rows(snapshot: Snapshot) -> list[SummaryRow]:  # reason: one bra
         # NOTE: what else the report names of the GPU stack (transformers, ctranslate2, onnxruntime-gpu ...): said, so
         # that a report naming only these shows what was read
         shown = {fw.distribution.lower() for fw in snapshot.frameworks} | {fw.name for fw in snapshot.frameworks}
-        others = [f"{d.name} {d.version}" for name, d in sorted(snapshot.package_map().items())
+        listed = [d for name, d in sorted(snapshot.package_map().items())
                   if name not in shown and not name.startswith("nvidia-") and name not in ("numpy", "pytorch")]
-        if others:
-            rows.append(SummaryRow("Packages", ", ".join(_short(others)), snapshot.origin))
+        if listed:
+            rows.append(SummaryRow("Packages", ", ".join(_short([f"{d.name} {d.version}" for d in listed])),
+                                   next((d.source for d in listed if d.source), snapshot.origin)))
     return rows
 
 

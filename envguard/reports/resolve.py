@@ -424,7 +424,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
                                                       f"{failed.value} ({failed.source})")
     snapshot = Snapshot(
         host=host, driver=driver, gpus=gpus, cuda_toolkits=toolkits, libraries=libraries, cudnn=cudnn, nccl=nccl,
-        python=python, packages=tuple(Distribution(n, m.value) for n, m in sorted(pkgs.items())),
+        python=python, packages=tuple(Distribution(n, m.value, source=m.source) for n, m in sorted(pkgs.items())),
         frameworks=frameworks, environment=environment, observed_errors=tuple(observed_errors),
         origin=f"{REPORT_ORIGIN}{name}", envguard_version=__version__,
     )

@@ -167,7 +167,7 @@ class ReportedWheelPinRule:
                     f"{wheel} {have.version}: {why}.",
                     (build_evidence(build, snapshot),
                      ev("pinned", f"{wheel}=={pinned}", f"torch.toml {release.version} {variant.tag}"),
-                     ev(wheel, have.version, snapshot.origin)),
+                     ev(wheel, have.version, have.source or snapshot.origin)),
                     f"pip install '{wheel}=={pinned}'  # then find what installed {have.version}: "
                     f"pipdeptree -r -p {wheel}",
                     _TORCH_PINS_SOURCE, build.name,
