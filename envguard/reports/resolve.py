@@ -176,6 +176,10 @@ class Resolved:
     def get(self, kind: str) -> Mention | None:
         return self._best.get(kind)
 
+    def first(self, kind: str) -> Mention | None:
+        """The earliest mention of ``kind`` in the report, whatever its tier."""
+        return min((m for m in self.mentions if m.kind == kind), key=lambda m: m.line, default=None)
+
     def packages(self) -> dict[str, Mention]:
         out: dict[str, Mention] = {}
         for name in sorted({m.key for m in self.mentions if m.kind == "package" and m.key}):
@@ -261,7 +265,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     """The Snapshot the mentions describe, and notes on contradictions and inferences. ``matrices`` (optional)
     tells what a plain package-index torch wheel was built with."""
     r = Resolved(list(mentions))
-    get = r.get
+    get, first = r.get, r.first
     os_m, platform_m, wheel_m = get("os"), get("platform"), get("wheel_platform")
     jetson = get("jetpack") or get("l4t")
     # NOTE: a Jetson GPU, JetPack/L4T release or l4t image names the machine: a Jetson, Linux on aarch64.
@@ -393,10 +397,10 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
         environment[GPU_SAID_KEY] = stated(said.value, said.source)
     if available is not None:
         environment[TORCH_CUDA_AVAILABLE_KEY] = stated("Yes", available.source)
-    no_nvidia = min((m for m in r.mentions if m.kind == extract_builds.NO_NVIDIA), key=lambda m: m.line, default=None)
+    no_nvidia = first(extract_builds.NO_NVIDIA)
     if no_nvidia is not None:
         environment[NO_NVIDIA_KEY] = stated(no_nvidia.value, no_nvidia.source)
-    built = min((m for m in r.mentions if m.kind == extract_machine.IMAGE_BUILD), key=lambda m: m.line, default=None)
+    built = first(extract_machine.IMAGE_BUILD)
     if built is not None:
         environment[IMAGE_BUILD_KEY] = stated(built.value, built.source)
     cupy = get("cupy_wheel")
@@ -408,7 +412,7 @@ def assemble(mentions: Iterable[Mention], observed_errors: Iterable[str], name: 
     index_m = get("requested_variant")
     if index_m is not None and index_m.value.startswith("cu"):
         environment[TORCH_INDEX_KEY] = stated(index_m.value, index_m.source)
-    smi_failed = min((m for m in r.mentions if m.kind == extract_driver.SMI_FAILED), key=lambda m: m.line, default=None)
+    smi_failed = first(extract_driver.SMI_FAILED)
     if smi_failed is not None:
         environment[SMI_FAILED_KEY] = smi_failed.value
     no_runtime = get(extract_driver.L4T_RUN_NO_RUNTIME)

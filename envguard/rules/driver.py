@@ -14,6 +14,7 @@ from envguard.rules.base import (
     cuda_builds,
     driver_evidence,
     ev,
+    newest_toolkit,
     pip_install_torch,
     system_of,
     version,
@@ -262,10 +263,7 @@ def toolkit_build(snapshot: Snapshot) -> FrameworkBuild | None:
     """A pasted report that names a CUDA toolkit and no framework build (cuDF, CuPy, a CUDA sample, a source build):
     what runs there is built with that toolkit's runtime, so the driver must run its CUDA (cudf#355: CUDA 9.2 on
     Ubuntu 18.04's default driver 390.87). A framework build brings its own CUDA, judged instead."""
-    if not snapshot.from_report:
-        return None
-    newest = max(((v, t) for t in snapshot.toolkit_list() if (v := version(t.version)) is not None),
-                 key=lambda pair: pair[0], default=None)
+    newest = newest_toolkit(snapshot) if snapshot.from_report else None
     if newest is None:
         return None
     v, toolkit = newest

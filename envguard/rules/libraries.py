@@ -149,8 +149,10 @@ class ReportedWheelPinRule:
                                       ("nccl", variant.nccl, "nccl-mismatch")):
                 wheel = f"nvidia-{lib}-cu{cuda.major}"
                 have = packages.get(wheel)
-                have_v, pin_v = version(have.version) if have else None, version(pinned) if pinned else None
-                if have is None or have_v is None or pin_v is None or pinned is None:
+                if have is None or not pinned:
+                    continue
+                have_v, pin_v = version(have.version), version(pinned)
+                if have_v is None or pin_v is None:
                     continue
                 if lib == "cudnn":
                     if _same_or_newer_minor(have.version, pinned):

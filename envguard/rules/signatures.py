@@ -83,6 +83,7 @@ class SignatureRule:
             return
         seen: set[str] = set()
         matches = matrices.errors.match(snapshot.observed_errors)
+        toolkit = snapshot.toolkit_list()[0] if snapshot.toolkit_list() else None
         for match in matches:
             sig = match.signature
             if sig.id in seen or sig.code == NOT_ENVIRONMENT:
@@ -186,7 +187,6 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(Evidence("pip could not reach an index", _excerpt(offline), snapshot.origin))
                 unreachable = True
-            toolkit = snapshot.toolkit_list()[0] if snapshot.toolkit_list() else None
             if sig.id == _TF_DLOPEN and severity is Severity.ERROR and machine is None and toolkit is None and \
                     GPU_SAID_KEY not in snapshot.environment and \
                     match.groups.get("lib", "").lower().removeprefix("lib").startswith("cudart"):
@@ -199,9 +199,8 @@ class SignatureRule:
                 severity = Severity.WARNING
                 evidence.append(Evidence("GPU", "not reported (TensorFlow prints this at import on machines without "
                                          "a GPU too)", _CUDART_STUB_SOURCE))
-            elif sig.id == _TF_DLOPEN and machine is None and (said := snapshot.environment.get(GPU_SAID_KEY)):
-                value, where = stated_parts(said)
-                evidence.append(Evidence("GPU", f"the report says so: {value!r}", where))
+            elif sig.id == _TF_DLOPEN and machine is None and (said := _gpu_said(snapshot)) is not None:
+                evidence.append(said)
             elif sig.id == _TF_DLOPEN and machine is None and toolkit is not None:
                 evidence.append(Evidence("CUDA toolkit", f"{toolkit.version} (a CUDA set up for a GPU)",
                                          toolkit.source))
